@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// bitpal has no package dependencies on purpose: Foundation, Dispatch, Glibc,
+// FoundationNetworking, XCTest and Swift Testing only (a tool with zero supply chain).
+let package = Package(
+    name: "bitpal",
+    products: [
+        .library(name: "PortfolioCore", targets: ["PortfolioCore"]),
+        .executable(name: "bitpal", targets: ["bitpal"]),
+        .executable(name: "bitpal-bench", targets: ["bitpal-bench"]),
+    ],
+    targets: [
+        // Models, Decimal accounting, the JSON file store and the price client.
+        // Knows nothing of argv, stdout or exit codes.
+        .target(name: "PortfolioCore"),
+        // The command table, argument parsing, rendering and exit codes.
+        .target(name: "BitpalCLI", dependencies: ["PortfolioCore"]),
+        // Glue only.
+        .executableTarget(name: "bitpal", dependencies: ["BitpalCLI"]),
+        // Times the release bitpal binary on synthetic portfolios.
+        .executableTarget(name: "bitpal-bench", dependencies: ["PortfolioCore"]),
+        .testTarget(name: "PortfolioCoreTests", dependencies: ["PortfolioCore"]),
+        .testTarget(name: "BitpalCLITests", dependencies: ["BitpalCLI", "PortfolioCore"]),
+    ]
+)

@@ -1,0 +1,150 @@
+import Foundation
+import PortfolioCore
+
+/// One option a command accepts.
+public struct OptionSpec: Sendable {
+    public var name: String
+    /// The value's placeholder (`DATE`), or `nil` for a flag.
+    public var valueName: String?
+    public var help: String
+    /// Allowed values, for help and shell completion.
+    public var choices: [String]
+
+    public init(_ name: String, _ valueName: String? = nil, _ help: String, choices: [String] = []) {
+        self.name = name
+        self.valueName = valueName
+        self.help = help
+        self.choices = choices
+    }
+}
+
+/// The arguments left for one command, popped as typed values.
+///
+/// Options are checked against the command's table when the list is made, so an
+/// unknown option fails before anything runs, with a suggestion.
+public struct ArgumentList {
+    private var positionals: [String] = []
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+    public let command: String
+    public let usage: String
+
+    public init(_ tokens: [String], command: String, usage: String, options: [OptionSpec]) throws(UsageError) {
+        self.command = command
+        self.usage = usage
+        var byName: [String: OptionSpec] = [:]
+        for o in options { byName[o.name] = o }
+        var i = 0
+        var onlyPositionals = false
+        while i < tokens.count {
+            let token = tokens[i]
+            i += 1
+            if onlyPositionals || token == "-" || !token.hasPrefix("-") || ArgumentList.looksNumeric(token) {
+                positionals.append(token)
+                continue
+            }
+            if token == "--" { onlyPositionals = true; continue }
+            var name = token
+            var inline: String?
+            if let eq = token.firstIndex(of: "="), token.hasPrefix("--") {
+                name = String(token[..<eq])
+                inline = String(token[token.index(after: eq)...])
+            }
+            guard let spec = byName[name] else {
+                let suggestion = EditDistance.closest(to: name, in: options.map(\.name), max: 1).first
+                throw .unknownOption(name, command: command, suggestion: suggestion)
+            }
+            if let valueName = spec.valueName {
+                let value: String
+                if let inline {
+                    value = inline
+                } else {
+                    guard i < tokens.count else { throw .missingValue(option: name, valueName: valueName) }
+                    value = tokens[i]
+                    i += 1
+                }
+                if values[name] != nil { throw .repeatedOption(name) }
+                if !spec.choices.isEmpty && !spec.choices.contains(value) {
+                    throw .invalidChoice(option: name, value: value, choices: spec.choices)
+                }
+                values[name] = value
+            } else {
+                if inline != nil { throw .flagTakesNoValue(name) }
+                flags.insert(name)
+            }
+        }
+    }
+
+    /// `-5`, `-0.5`: left as positionals so the literal parser can say what is wrong with them.
+    static func looksNumeric(_ token: String) -> Bool {
+        guard token.count > 1, token.hasPrefix("-") else { return false }
+        let rest = token.dropFirst()
+        return rest.first.map { $0.isNumber || $0 == "." } ?? false
+    }
+
+    public mutating func popPositional(_ name: String) throws(UsageError) -> String {
+        guard !positionals.isEmpty else { throw .missingArgument(name, usage: usage) }
+        return positionals.removeFirst()
+    }
+
+    public mutating func popOptionalPositional() -> String? {
+        positionals.isEmpty ? nil : positionals.removeFirst()
+    }
+
+    /// Every remaining positional.
+    public mutating func popRemaining() -> [String] {
+        defer { positionals = [] }
+        return positionals
+    }
+
+    public mutating func popOption(_ name: String) -> String? {
+        values.removeValue(forKey: name)
+    }
+
+    public mutating func popFlag(_ name: String) -> Bool {
+        flags.remove(name) != nil
+    }
+
+    /// Rejects anything not consumed.
+    public func finish() throws(UsageError) {
+        if let extra = positionals.first { throw .unexpectedArgument(extra) }
+    }
+
+    // MARK: Typed values
+
+    /// A decimal literal that must also meet the precision rules.
+    public static func decimal(_ text: String, field: String) throws -> Decimal {
+        let literal: DecimalLiteral
+        do {
+            literal = try DecimalLiteral(parsing: text, field: field)
+        } catch {
+            throw UsageError.invalidLiteral(error)
+        }
+        return try ValueRules.precise(literal, field: field, text: text)
+    }
+
+    /// A date: `YYYY-MM-DD` (local midnight, `TZ` respected) or a full ISO 8601 time.
+    public static func date(_ text: String, field: String) throws(UsageError) -> Date {
+        if let parts = ISODate.parseDay(utf8: text.utf8) {
+            return ISODate.startOfDay(parts, in: TimeZone.current)
+        }
+        if let d = ISODate.parseTimestamp(utf8: text.utf8) { return ISODate.truncatedToMillis(d) }
+        throw .invalidLiteral(.notADate(field: field, text: text))
+    }
+
+    /// A filter bound: a bare day covers that whole day (`until` is the end of the day).
+    public static func dateBound(_ text: String, field: String, end: Bool) throws(UsageError) -> Date {
+        if end, let parts = ISODate.parseDay(utf8: text.utf8) {
+            let next = ISODate.startOfDay(ISODate.adding(days: 1, to: parts), in: TimeZone.current)
+            return next.addingTimeInterval(-0.001)
+        }
+        return try date(text, field: field)
+    }
+
+    public static func positiveInt(_ text: String, field: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n >= 0, text.allSatisfy(\.isASCII), !text.hasPrefix("+") else {
+            throw .invalidLiteral(.notAnInteger(field: field, text: text))
+        }
+        return n
+    }
+}

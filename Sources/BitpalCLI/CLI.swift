@@ -1,0 +1,162 @@
+import Foundation
+import PortfolioCore
+
+/// bitpal's front end: splits global options, finds the command in the table, runs it,
+/// and turns every error into one `error:` line and an exit code.
+public struct CLI {
+    public static let version = "0.1.0"
+
+    /// The command table: help, suggestions and completions are all generated from it.
+    public static let commands: [any Command.Type] = [
+        DemoCommand.self,
+        AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self,
+        // ImportCommand.self, ExportCommand.self,
+        HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, WidgetCommand.self,
+        PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
+        CoinsSearchCommand.self, CoinsUpdateCommand.self,
+        WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
+        HelpCommand.self, // CompletionsCommand.self,
+    ]
+
+    /// Groups of commands run without a subcommand, and the subcommand they default to.
+    static let defaultSubcommands = ["price": "list", "watch": "list"]
+
+    public var environment: Environment
+    public var console: Console
+
+    public init(environment: Environment, console: Console) {
+        self.environment = environment
+        self.console = console
+    }
+
+    public func run(_ arguments: [String]) -> ExitCode {
+        do {
+            return try dispatch(arguments)
+        } catch {
+            return report(error)
+        }
+    }
+
+    func report(_ error: Error) -> ExitCode {
+        switch error {
+        case let e as UsageError:
+            console.error("error: \(e)\nSee 'bitpal help' for usage.\n")
+            return .usage
+        case let e as LiteralError:
+            console.error("error: \(e)\n")
+            return .usage
+        case let e as PriceError:
+            console.error("error: \(e)\n")
+            return e == .offline ? .usage : .service
+        case let e as PortfolioError:
+            console.error("error: \(e)\n")
+            return .failure
+        case let e as StoreError:
+            console.error("error: \(e)\n")
+            return .failure
+        case let e as CommandFailure:
+            console.error("error: \(e.message)\n")
+            return e.code
+        default:
+            console.error("error: \(error)\n")
+            return .failure
+        }
+    }
+
+    func dispatch(_ arguments: [String]) throws -> ExitCode {
+        let (globals, rest) = try CLI.splitGlobals(arguments)
+        let context = Context(environment: environment, console: console, globals: globals)
+        guard let first = rest.first else {
+            if globals.version {
+                console.print("bitpal \(CLI.version)\n")
+                return .success
+            }
+            console.print(Help.overview())
+            return .success
+        }
+        if first.hasPrefix("-") && first != "-" {
+            let names = GlobalOptions.specs.map(\.name)
+            throw UsageError.unknownOption(first, command: "bitpal", suggestion: EditDistance.closest(to: first, in: names, max: 1).first)
+        }
+        let (type, consumed) = try CLI.find(rest)
+        if globals.help {
+            console.print(Help.command(type.spec))
+            return .success
+        }
+        var args = try ArgumentList(Array(rest.dropFirst(consumed)), command: type.spec.name, usage: type.spec.usage,
+                                    options: type.spec.options)
+        let command = try type.init(parsing: &args)
+        try args.finish()
+        return try command.run(context)
+    }
+
+    /// The command named by the first words of `words`, and how many words named it.
+    static func find(_ words: [String]) throws(UsageError) -> (any Command.Type, Int) {
+        let first = words[0]
+        if let c = commands.first(where: { $0.spec.name == first }) { return (c, 1) }
+        let group = commands.filter { $0.spec.name.hasPrefix(first + " ") }
+        if !group.isEmpty {
+            let subs = group.map { String($0.spec.name.dropFirst(first.count + 1)) }
+            if words.count > 1, !words[1].hasPrefix("-") || words[1] == "-" {
+                if let c = group.first(where: { $0.spec.name == first + " " + words[1] }) { return (c, 2) }
+                throw .unknownSubcommand(command: first, word: words[1], choices: subs,
+                                         suggestion: EditDistance.closest(to: words[1], in: subs, max: 1).first)
+            }
+            if let fallback = defaultSubcommands[first],
+               let c = group.first(where: { $0.spec.name == first + " " + fallback }) {
+                return (c, 1)
+            }
+            throw .missingSubcommand(command: first, choices: subs)
+        }
+        let names = Set(commands.map { String($0.spec.name.split(separator: " ")[0]) })
+        throw .unknownCommand(first, suggestion: EditDistance.closest(to: first, in: names.sorted(), max: 1).first)
+    }
+
+    /// Takes the global options out of the arguments (anywhere before `--`).
+    static func splitGlobals(_ arguments: [String]) throws(UsageError) -> (GlobalOptions, [String]) {
+        var g = GlobalOptions()
+        var rest: [String] = []
+        var i = 0
+        var seenTerminator = false
+        while i < arguments.count {
+            let a = arguments[i]
+            i += 1
+            if seenTerminator { rest.append(a); continue }
+            switch a {
+            case "--": seenTerminator = true; rest.append(a)
+            case "--json": g.json = true
+            case "--offline": g.offline = true
+            case "--no-color", "--no-colour": g.noColor = true
+            case "-h", "--help": g.help = true
+            case "--version": g.version = true
+            case "--data-dir":
+                guard i < arguments.count else { throw .missingValue(option: "--data-dir", valueName: "DIR") }
+                if g.dataDir != nil { throw .repeatedOption("--data-dir") }
+                g.dataDir = arguments[i]
+                i += 1
+            default:
+                if a.hasPrefix("--data-dir=") {
+                    if g.dataDir != nil { throw .repeatedOption("--data-dir") }
+                    g.dataDir = String(a.dropFirst("--data-dir=".count))
+                } else if ["--json=", "--offline=", "--no-color=", "--help=", "--version="].contains(where: { a.hasPrefix($0) }) {
+                    throw .flagTakesNoValue(String(a.prefix(while: { $0 != "=" })))
+                } else {
+                    rest.append(a)
+                }
+            }
+        }
+        if g.dataDir?.isEmpty == true { throw .missingValue(option: "--data-dir", valueName: "DIR") }
+        return (g, rest)
+    }
+}
+
+/// A command's own failure with a chosen exit code and wording.
+public struct CommandFailure: Error {
+    public var message: String
+    public var code: ExitCode
+
+    public init(_ message: String, code: ExitCode = .failure) {
+        self.message = message
+        self.code = code
+    }
+}

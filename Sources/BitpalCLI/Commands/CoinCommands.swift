@@ -1,0 +1,260 @@
+import Foundation
+import PortfolioCore
+
+struct CoinsSearchCommand: Command {
+    static let spec = CommandSpec(
+        name: "coins search", summary: "Find coins by id, symbol or name", arguments: "QUERY",
+        options: [OptionSpec("--limit", "N", "at most N results (default 10)")],
+        group: "Coins and watchlist",
+        details: "Best matches first: an exact id or symbol, then prefixes, then substrings, ties by market-cap\nrank. Searches the built-in top coins and the cached full list ('bitpal coins update').",
+        examples: ["bitpal coins search eth", "bitpal coins search doge --json"])
+
+    var query: String
+    var limit: Int
+
+    init(parsing a: inout ArgumentList) throws {
+        query = try a.popPositional("QUERY")
+        limit = try a.popOption("--limit").map { text throws(UsageError) in try ArgumentList.positiveInt(text, field: "--limit") } ?? 10
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let results = context.catalog(includingCache: true).search(query, limit: limit)
+        if context.json {
+            context.printJSON(.array(results.map { c in
+                .object([("id", .string(c.id)), ("symbol", .string(c.symbol)), ("name", .string(c.name)),
+                         ("marketCapRank", c.marketCapRank.map { .number(String($0)) } ?? .null)])
+            }))
+            return .success
+        }
+        if results.isEmpty {
+            context.out("No coin matches '\(TextEscaping.escaped(query))'." + (context.offline ? "\n" : " Try 'bitpal coins update' for the full list.\n"))
+            return .success
+        }
+        var table = Table([("ID", .left), ("SYMBOL", .left), ("NAME", .left), ("RANK", .right)])
+        for c in results {
+            table.add([TextEscaping.escaped(c.id), TextEscaping.escaped(c.symbol.uppercased()), TextEscaping.escaped(c.name),
+                       c.marketCapRank.map(String.init) ?? "—"])
+        }
+        context.out(table.render(style: context.style))
+        return .success
+    }
+}
+
+struct CoinsUpdateCommand: Command {
+    static let spec = CommandSpec(
+        name: "coins update", summary: "Fetch the price service's full coin list into the catalog cache",
+        group: "Coins and watchlist",
+        details: "The cache (coins.json) is kept 7 days and refreshed by itself when a coin cannot be resolved.\nExit 3 if the service fails.",
+        examples: ["bitpal coins update"])
+
+    init(parsing a: inout ArgumentList) throws {}
+
+    func run(_ context: Context) throws -> ExitCode {
+        if context.offline {
+            throw UsageError.conflict("'coins update' fetches the coin list, so it cannot run offline")
+        }
+        let count = try context.updateCatalog()
+        if context.json {
+            context.printJSON(.object([("coins", .number(String(count)))]))
+        } else {
+            context.out("Cached \(count) coins.\n")
+        }
+        return .success
+    }
+}
+
+struct WatchAddCommand: Command {
+    static let spec = CommandSpec(
+        name: "watch add", summary: "Watch coins you do not (yet) hold", arguments: "COIN...",
+        group: "Coins and watchlist", details: "Nothing is added when any coin fails.",
+        examples: ["bitpal watch add sol ada"])
+
+    var coins: [String]
+
+    init(parsing a: inout ArgumentList) throws {
+        coins = a.popRemaining()
+        if coins.isEmpty { throw UsageError.missingArgument("COIN", usage: Self.spec.usage) }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let resolved = try coins.map { try context.resolveCoin($0) }
+        let now = context.now
+        try context.store().update { portfolio in
+            var seen = Set(portfolio.watchlist.map(\.coinId))
+            for c in resolved {
+                if seen.contains(c.id) { throw PortfolioError.alreadyWatched(coinId: c.id) }
+                seen.insert(c.id)
+                portfolio.watchlist.append(WatchEntry(coinId: c.id, dateAdded: now))
+            }
+            return (true, ())
+        }
+        if !context.json {
+            context.out("Watching " + resolved.map { "\($0.symbol.uppercased()) (\(TextEscaping.escaped($0.name)))" }.joined(separator: ", ") + ".\n")
+        } else {
+            context.printJSON(.object([("added", .array(resolved.map { .string($0.id) }))]))
+        }
+        return .success
+    }
+}
+
+struct WatchRemoveCommand: Command {
+    static let spec = CommandSpec(
+        name: "watch remove", summary: "Stop watching coins", arguments: "COIN...",
+        group: "Coins and watchlist", examples: ["bitpal watch remove ada"])
+
+    var coins: [String]
+
+    init(parsing a: inout ArgumentList) throws {
+        coins = a.popRemaining()
+        if coins.isEmpty { throw UsageError.missingArgument("COIN", usage: Self.spec.usage) }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let resolved = try coins.map { try context.resolveCoin($0) }
+        try context.store().update { portfolio in
+            for c in resolved {
+                guard let i = portfolio.watchlist.firstIndex(where: { $0.coinId == c.id }) else {
+                    throw PortfolioError.notWatched(coinId: c.id)
+                }
+                portfolio.watchlist.remove(at: i)
+            }
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(.object([("removed", .array(resolved.map { .string($0.id) }))]))
+        } else {
+            context.out("Stopped watching " + resolved.map { $0.symbol.uppercased() }.joined(separator: ", ") + ".\n")
+        }
+        return .success
+    }
+}
+
+/// How to order the watchlist.
+enum WatchSort: String, CaseIterable {
+    case name, price, change
+}
+
+struct WatchListCommand: Command {
+    static let spec = CommandSpec(
+        name: "watch list", summary: "Watched coins with price and 24h change",
+        options: [OptionSpec("--sort", "ORDER", "name A–Z (default), price high–low, change best–worst", choices: WatchSort.allCases.map(\.rawValue))],
+        group: "Coins and watchlist", details: "'bitpal watch' on its own does the same. Unpriced coins come last.",
+        examples: ["bitpal watch", "bitpal watch --sort change --json"])
+
+    var sort: WatchSort
+
+    init(parsing a: inout ArgumentList) throws {
+        sort = a.popOption("--sort").flatMap(WatchSort.init(rawValue:)) ?? .name
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let portfolio = try context.store().load()
+        var book = try context.priceBook(portfolio)
+        book = PriceUpdater.refreshIfNeeded(context, portfolio: portfolio, coins: portfolio.watchlist.map(\.coinId), book: book)
+        struct Row { var entry: WatchEntry; var coin: Coin; var quote: Quote? }
+        var rows = portfolio.watchlist.map { Row(entry: $0, coin: context.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
+        func byName(_ a: Row, _ b: Row) -> Bool { a.coin.name.lowercased() < b.coin.name.lowercased() }
+        func pricedFirst(_ key: @escaping (Row) -> Decimal?) -> (Row, Row) -> Bool {
+            { a, b in
+                switch (key(a), key(b)) {
+                case let (x?, y?): return x != y ? x > y : byName(a, b)
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return byName(a, b)
+                }
+            }
+        }
+        switch sort {
+        case .name: rows.sort { a, b in
+            switch (a.quote, b.quote) {
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return byName(a, b)
+            }
+        }
+        case .price: rows.sort(by: pricedFirst { $0.quote?.price })
+        case .change: rows.sort(by: pricedFirst { $0.quote?.change24h })
+        }
+        if context.json {
+            context.printJSON(.array(rows.map { r in
+                .object([
+                    ("coinId", .string(r.coin.id)), ("symbol", .string(r.coin.symbol.lowercased())), ("name", .string(r.coin.name)),
+                    ("currentPrice", ReportJSON.price(r.quote?.price)), ("priceChange24h", ReportJSON.percent(r.quote?.change24h)),
+                    ("priceUpdatedAt", ReportJSON.date(r.quote?.time)), ("dateAdded", .string(ISODate.format(r.entry.dateAdded))),
+                ])
+            }))
+            return .success
+        }
+        if rows.isEmpty {
+            context.out("Your watchlist is empty. Add coins with: bitpal watch add sol ada\n")
+            return .success
+        }
+        let style = context.style
+        var table = Table([("COIN", .left), ("NAME", .left), ("PRICE", .right), ("24H", .right), ("UPDATED", .left)])
+        for r in rows {
+            table.add([
+                .init(TextEscaping.escaped(r.coin.symbol.uppercased())), .init(TextEscaping.escaped(r.coin.name)),
+                .init(r.quote.map { Human.price($0.price) } ?? "—"),
+                .init(Human.percent(r.quote?.change24h), paint: { style.pnl($0, r.quote?.change24h) }),
+                .init(r.quote.map { Human.age($0.time, now: context.now) } ?? "never"),
+            ])
+        }
+        context.out(table.render(style: style))
+        let times = rows.compactMap { $0.quote?.time }
+        if let oldest = times.min(), PriceBook.isStale(oldest, now: context.now) {
+            context.out(style.yellow("Some prices are stale (older than 60 minutes); run 'bitpal price refresh'.") + "\n")
+        }
+        return .success
+    }
+}
+
+/// Sizes of the widget.
+enum WidgetSize: String, CaseIterable {
+    case small, medium, large
+}
+
+struct WidgetCommand: Command {
+    static let spec = CommandSpec(
+        name: "widget", summary: "The portfolio at a glance, for tmux, polybar or a prompt",
+        options: [OptionSpec("--size", "SIZE", "small: one line (default); medium: plus top 2; large: plus top 5", choices: WidgetSize.allCases.map(\.rawValue))],
+        group: "Reports",
+        examples: ["bitpal widget", "bitpal widget --size medium", "set -g status-right '#(bitpal widget --offline)'"])
+
+    var size: WidgetSize
+
+    init(parsing a: inout ArgumentList) throws {
+        size = a.popOption("--size").flatMap(WidgetSize.init(rawValue:)) ?? .small
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let inputs = try ReportInputs.load(context, refresh: true)
+        let s = inputs.reports.summary()
+        if context.json {
+            context.printJSON(.object([
+                ("totalValue", .string(DecimalFormatting.money(s.totalValue))),
+                ("unrealizedPnL", .string(DecimalFormatting.money(s.unrealizedPnL))),
+                ("realizedPnL", .string(DecimalFormatting.money(s.realizedPnL))),
+                ("totalPnL", .string(DecimalFormatting.money(s.totalPnL))),
+                ("holdings", .array(s.topHoldings.map { ReportJSON.topHolding($0, idKey: "id", upperSymbol: true) })),
+                ("lastUpdated", ReportJSON.date(s.pricesAsOf)),
+                ("isEmpty", .bool(s.holdingsCount == 0)),
+                ("stale", .bool(s.stale)),
+            ]))
+            return .success
+        }
+        let style = context.style
+        if s.holdingsCount == 0 {
+            context.out("bitpal: no holdings\n")
+            return .success
+        }
+        var line = "\(Human.money(s.totalValue)) " + style.pnl("\(Human.signedMoney(s.totalPnL)) (\(Human.percent(s.totalPnLPercentage)))", s.totalPnL)
+        if s.stale { line += " " + style.yellow("[stale]") }
+        context.out(line + "\n")
+        let count = size == .small ? 0 : size == .medium ? 2 : 5
+        for h in s.topHoldings.prefix(count) {
+            context.out("\(h.coin.symbol.uppercased()) \(h.currentValue.map(Human.money) ?? "—") "
+                + style.pnl(Human.percent(h.profitLossPercentage), h.profitLossPercentage) + "\n")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import PortfolioCore
+
+/// Fetching prices: the one place that talks to the price service for quotes.
+enum PriceUpdater {
+    /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
+    static func fetch(_ context: Context, coins: [String]) throws -> FetchedPrices {
+        let fetched = try context.priceClient().prices(for: coins, now: context.now)
+        if !fetched.quotes.isEmpty { try context.priceCache().append(fetched.quotes) }
+        return fetched
+    }
+
+    /// Refreshes when any needed coin's newest quote is over 60 s old; on failure warns and keeps the cache.
+    static func refreshIfNeeded(_ context: Context, portfolio: Portfolio, coins: [String], book: PriceBook) -> PriceBook {
+        guard !context.offline else { return book }
+        let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: context.now)
+        guard !stale.isEmpty else { return book }
+        do {
+            let fetched = try fetch(context, coins: stale)
+            let cached = (try? context.priceCache().load()) ?? []
+            return PriceBook(manual: portfolio.manualPrices, fetched: cached.isEmpty ? fetched.quotes : cached)
+        } catch {
+            context.warn("could not refresh prices (\(error)); showing the last known prices")
+            return book
+        }
+    }
+}
+
+struct PriceSetCommand: Command {
+    static let spec = CommandSpec(
+        name: "price set", summary: "Record a manual price (offline use, or a coin the service lacks)",
+        arguments: "COIN PRICE", options: [OptionSpec("--date", "DATE", "when the price was true (default now)")],
+        group: "Prices",
+        details: "The newest quote of a coin wins, manual or fetched. Manual prices live in portfolio.json.",
+        examples: ["bitpal price set btc 60000", "bitpal price set my-token 0.0042 --date 2024-05-01"])
+
+    var coin: String
+    var price: Decimal
+    var date: Date?
+
+    init(parsing a: inout ArgumentList) throws {
+        coin = try a.popPositional("COIN")
+        price = try ArgumentList.decimal(try a.popPositional("PRICE"), field: "Price")
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let coin = try context.resolveCoin(self.coin)
+        if price <= 0 { throw PortfolioError.priceNotPositive }
+        let when = date ?? context.now
+        if when > context.now { throw CommandFailure("Price date cannot be in the future") }
+        let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual)
+        try context.store().update { portfolio in
+            portfolio.manualPrices.append(quote)
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(ReportJSON.quote(quote, coin: coin, now: context.now))
+        } else {
+            context.out("Set \(coin.symbol.uppercased()) (\(TextEscaping.escaped(coin.name))) to \(Human.price(price)) as of \(Human.time(when)) UTC (manual).\n")
+        }
+        return .success
+    }
+}
+
+/// Renders quotes as a table or JSON (price list and price history).
+func renderQuotes(_ quotes: [Quote], context: Context) {
+    if context.json {
+        context.printJSON(.array(quotes.map { ReportJSON.quote($0, coin: context.coin(id: $0.coinId), now: context.now) }))
+        return
+    }
+    let style = context.style
+    var table = Table([("COIN", .left), ("NAME", .left), ("PRICE", .right), ("24H", .right), ("SOURCE", .left),
+                       ("TIME (UTC)", .left), ("AGE", .left)])
+    for q in quotes {
+        let c = context.coin(id: q.coinId)
+        let stale = PriceBook.isStale(q.time, now: context.now)
+        table.add([
+            .init(TextEscaping.escaped(c.symbol.uppercased())), .init(TextEscaping.escaped(c.name)), .init(Human.price(q.price)),
+            .init(q.change24h.map { Human.percent($0) } ?? "—", paint: { style.pnl($0, q.change24h) }),
+            .init(q.source.rawValue), .init(Human.time(q.time)),
+            .init(Human.age(q.time, now: context.now) + (stale ? " (stale)" : ""), paint: stale ? { style.yellow($0) } : nil),
+        ])
+    }
+    context.out(table.render(style: style))
+}
+
+struct PriceListCommand: Command {
+    static let spec = CommandSpec(
+        name: "price list", summary: "Every known price: coin, price, 24h change, source, time, age",
+        group: "Prices", details: "'bitpal price' on its own does the same. Never touches the network.",
+        examples: ["bitpal price", "bitpal price list --json"])
+
+    init(parsing a: inout ArgumentList) throws {}
+
+    func run(_ context: Context) throws -> ExitCode {
+        let portfolio = try context.store().load()
+        let quotes = try context.priceBook(portfolio).latestQuotes
+        if quotes.isEmpty && !context.json {
+            context.out("No prices yet. Fetch them with 'bitpal price refresh' or set one with 'bitpal price set COIN PRICE'.\n")
+            return .success
+        }
+        renderQuotes(quotes, context: context)
+        return .success
+    }
+}
+
+struct PriceHistoryCommand: Command {
+    static let spec = CommandSpec(
+        name: "price history", summary: "The recorded quotes of one coin, oldest first", arguments: "COIN",
+        group: "Prices", examples: ["bitpal price history btc", "bitpal price history ethereum --json"])
+
+    var coin: String
+
+    init(parsing a: inout ArgumentList) throws {
+        coin = try a.popPositional("COIN")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let coin = try context.resolveCoin(self.coin)
+        let portfolio = try context.store().load()
+        let quotes = try context.priceBook(portfolio).history(coin.id)
+        if quotes.isEmpty && !context.json {
+            context.out("No prices recorded for \(coin.id) yet.\n")
+            return .success
+        }
+        renderQuotes(quotes, context: context)
+        return .success
+    }
+}
+
+struct PriceRefreshCommand: Command {
+    static let spec = CommandSpec(
+        name: "price refresh", summary: "Fetch current prices of every held and watched coin (for cron)",
+        options: [OptionSpec("--quiet", nil, "print nothing unless it fails")],
+        group: "Prices",
+        details: """
+        One batched request to the price service. Exit 0 when it answered (a coin without a price
+        is a warning), 3 when it could not be reached or refused after retries (the cache and the
+        portfolio are untouched), 2 with --offline. Never holds the portfolio lock while fetching.
+        Environment: BITPAL_API_URL, COINGECKO_API_KEY, COINGECKO_PRO_API_KEY, BITPAL_HTTP_TIMEOUT.
+        """,
+        examples: ["bitpal price refresh", "*/5 * * * * bitpal price refresh --quiet"])
+
+    var quiet: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        quiet = a.popFlag("--quiet")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        if context.offline {
+            throw UsageError.conflict("'price refresh' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
+        }
+        let portfolio = try context.store().load()
+        let ledger = try Ledger.replay(portfolio.transactions)
+        let coins = Array(Set(ledger.openPositions.map(\.coinId) + portfolio.watchlist.map(\.coinId))).sorted()
+        guard !coins.isEmpty else {
+            if context.json {
+                context.printJSON(.object([("refreshed", .array([])), ("missing", .array([]))]))
+            } else if !quiet {
+                context.out("Nothing to refresh: you hold and watch no coins.\n")
+            }
+            return .success
+        }
+        let fetched = try PriceUpdater.fetch(context, coins: coins)
+        if context.json {
+            context.printJSON(.object([
+                ("refreshed", .array(fetched.quotes.map { ReportJSON.quote($0, coin: context.coin(id: $0.coinId), now: context.now) })),
+                ("missing", .array(fetched.missing.map { .string($0) })),
+            ]))
+            return .success
+        }
+        if quiet { return .success }
+        for id in fetched.missing {
+            context.warn("the price service has no price for '\(TextEscaping.escaped(id))'; set one with 'bitpal price set \(id) PRICE'")
+        }
+        let host = PriceServiceConfig(environment: context.environment.variables).host
+        context.out("Refreshed \(fetched.quotes.count) of \(coins.count) price\(coins.count == 1 ? "" : "s") from \(host).\n")
+        return .success
+    }
+}

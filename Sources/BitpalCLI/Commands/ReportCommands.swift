@@ -1,0 +1,169 @@
+import Foundation
+import PortfolioCore
+
+/// Loads what every report needs: the portfolio, its ledger and fresh-enough prices.
+struct ReportInputs {
+    var portfolio: Portfolio
+    var ledger: Ledger
+    var prices: PriceBook
+    var reports: Reports
+
+    /// - Parameter refresh: fetch prices first when a needed quote is over 60 s old (not offline).
+    static func load(_ context: Context, refresh: Bool, extraCoins: [String] = []) throws -> ReportInputs {
+        let portfolio = try context.store().load()
+        let ledger = try Ledger.replay(portfolio.transactions)
+        var prices = try context.priceBook(portfolio)
+        if refresh {
+            let needed = ledger.openPositions.map(\.coinId) + extraCoins
+            prices = PriceUpdater.refreshIfNeeded(context, portfolio: portfolio, coins: needed, book: prices)
+        }
+        let reports = Reports(ledger: ledger, prices: prices, now: context.now, coin: context.coinLookup())
+        return ReportInputs(portfolio: portfolio, ledger: ledger, prices: prices, reports: reports)
+    }
+}
+
+/// The line under a report that says how old its prices are.
+func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, context: Context) -> String {
+    var s = ""
+    if let asOf {
+        s += "Prices as of \(Human.time(asOf)) UTC (\(Human.age(asOf, now: context.now)))"
+        if stale { s += " " + context.style.yellow("[STALE: older than 60 minutes; run 'bitpal price refresh']") }
+        s += ".\n"
+    }
+    if unpriced > 0 {
+        s += "\(unpriced) holding\(unpriced == 1 ? " has" : "s have") no price: set one with 'bitpal price set COIN PRICE'"
+        s += context.offline ? ".\n" : " or run 'bitpal price refresh'.\n"
+    }
+    return s
+}
+
+struct HoldingsCommand: Command {
+    static let spec = CommandSpec(
+        name: "holdings", summary: "What you own, what it cost and your unrealized P&L",
+        options: [OptionSpec("--sort", "ORDER", "value (default), pnl, name or amount", choices: HoldingsSort.allCases.map(\.rawValue))],
+        group: "Reports",
+        details: "Prices older than 60 seconds are refreshed first unless --offline; if that fails,\nthe cached prices are used with a warning. Prices older than 60 minutes are marked stale.",
+        examples: ["bitpal holdings", "bitpal holdings --sort pnl", "bitpal holdings --json --offline"])
+
+    var sort: HoldingsSort
+
+    init(parsing a: inout ArgumentList) throws {
+        sort = a.popOption("--sort").flatMap(HoldingsSort.init(rawValue:)) ?? .value
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let inputs = try ReportInputs.load(context, refresh: true)
+        let report = inputs.reports.holdings(sort: sort)
+        if context.json {
+            context.printJSON(ReportJSON.holdings(report))
+            return .success
+        }
+        if report.holdings.isEmpty {
+            context.out("You hold nothing yet. Record a buy with: bitpal add buy bitcoin 0.5 42000\n")
+            return .success
+        }
+        let style = context.style
+        var table = Table([("COIN", .left), ("NAME", .left), ("AMOUNT", .right), ("AVG COST", .right), ("COST BASIS", .right),
+                           ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
+        for h in report.holdings {
+            table.add([
+                .init(TextEscaping.escaped(h.coin.symbol.uppercased())), .init(TextEscaping.escaped(h.coin.name)),
+                .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),
+                .init(h.quote.map { Human.price($0.price) } ?? "—"), .init(h.currentValue.map(Human.money) ?? "—"),
+                .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
+                .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) }),
+            ])
+        }
+        let pct = Percent.of(report.unrealizedPnL, report.holdings.filter { $0.quote != nil }.reduce(0) { $0 + $1.totalCost })
+        table.addFooter([
+            .init("TOTAL"), .init(""), .init(""), .init(""), .init(Human.money(report.totalCost)), .init(""),
+            .init(Human.money(report.totalValue)),
+            .init(Human.signedMoney(report.unrealizedPnL), paint: { style.pnl($0, report.unrealizedPnL) }),
+            .init(Human.percent(pct), paint: { style.pnl($0, pct) }),
+        ])
+        context.out(table.render(style: style))
+        context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount, context: context))
+        return .success
+    }
+}
+
+struct ClosedCommand: Command {
+    static let spec = CommandSpec(
+        name: "closed", summary: "Positions you sold down to zero, with realized P&L", group: "Reports",
+        details: "Each cycle (buys until the quantity is exactly zero again) is one closed position, newest first.",
+        examples: ["bitpal closed", "bitpal closed --json"])
+
+    init(parsing a: inout ArgumentList) throws {}
+
+    func run(_ context: Context) throws -> ExitCode {
+        let inputs = try ReportInputs.load(context, refresh: false)
+        let lines = inputs.reports.closed()
+        if context.json {
+            context.printJSON(ReportJSON.closed(lines))
+            return .success
+        }
+        if lines.isEmpty {
+            context.out("No closed positions yet: a position closes when you sell all of it.\n")
+            return .success
+        }
+        let style = context.style
+        var table = Table([("COIN", .left), ("NAME", .left), ("QUANTITY", .right), ("AVG COST", .right), ("AVG SELL", .right),
+                           ("REALIZED", .right), ("REALIZED %", .right), ("OPENED", .left), ("CLOSED", .left)])
+        for l in lines {
+            let p = l.position
+            table.add([
+                .init(TextEscaping.escaped(l.coin.symbol.uppercased())), .init(TextEscaping.escaped(l.coin.name)),
+                .init(Human.quantity(p.totalQuantity)), .init(Human.price(p.avgCostPrice)), .init(Human.price(p.avgSellPrice)),
+                .init(Human.signedMoney(p.realizedPnL), paint: { style.pnl($0, p.realizedPnL) }),
+                .init(Human.percent(p.realizedPnLPercentage), paint: { style.pnl($0, p.realizedPnLPercentage) }),
+                .init(ISODate.day(p.openedDate)), .init(ISODate.day(p.closedDate)),
+            ])
+        }
+        context.out(table.render(style: style))
+        return .success
+    }
+}
+
+struct SummaryCommand: Command {
+    static let spec = CommandSpec(
+        name: "summary", summary: "Total value, cost and P&L, realized and unrealized", group: "Reports",
+        examples: ["bitpal summary", "bitpal summary --json"])
+
+    init(parsing a: inout ArgumentList) throws {}
+
+    func run(_ context: Context) throws -> ExitCode {
+        let inputs = try ReportInputs.load(context, refresh: true)
+        let s = inputs.reports.summary()
+        if context.json {
+            context.printJSON(ReportJSON.summary(s))
+            return .success
+        }
+        let style = context.style
+        var rows = Table([("", .left), ("", .right), ("", .left)])
+        rows.add([.init("Total value"), .init(Human.money(s.totalValue)), .init("")])
+        rows.add([.init("Open cost"), .init(Human.money(s.totalOpenCost)), .init("")])
+        rows.add([.init("Closed cost"), .init(Human.money(s.totalClosedCost)), .init("")])
+        rows.add([.init("Unrealized P&L"), .init(Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }), .init("")])
+        rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.realizedPnL), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
+        rows.add([.init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
+                  .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) })])
+        rows.add([.init("Holdings"), .init(String(s.holdingsCount)), .init(s.unpricedCount > 0 ? "\(s.unpricedCount) unpriced" : "")])
+        rows.showsHeader = false
+        context.out(rows.render(style: style))
+        if !s.topHoldings.isEmpty {
+            context.out("\nTop holdings:\n")
+            var top = Table([("COIN", .left), ("NAME", .left), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
+            for h in s.topHoldings {
+                top.add([.init(TextEscaping.escaped(h.coin.symbol.uppercased())), .init(TextEscaping.escaped(h.coin.name)),
+                         .init(h.currentValue.map(Human.money) ?? "—"),
+                         .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
+                         .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) })])
+            }
+            top.showsHeader = false
+            top.indent = "  "
+            context.out(top.render(style: style))
+        }
+        context.out("\n" + pricesLine(asOf: s.pricesAsOf, stale: s.stale, unpriced: s.unpricedCount, context: context))
+        return .success
+    }
+}

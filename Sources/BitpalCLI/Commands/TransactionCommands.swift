@@ -1,0 +1,249 @@
+import Foundation
+import PortfolioCore
+
+/// Options shared by `add` and `edit`.
+enum TransactionOptions {
+    static let date = OptionSpec("--date", "DATE", "when it happened: YYYY-MM-DD (local midnight) or ISO 8601 time; default now")
+    static let fee = OptionSpec("--fee", "FEE", "fee paid in USD (default 0)")
+    static let note = OptionSpec("--note", "TEXT", "a note to keep with it")
+    static let types = TransactionType.allCases.map(\.rawValue)
+
+    static func type(_ text: String, option: String) throws(UsageError) -> TransactionType {
+        guard let t = TransactionType(rawValue: text.lowercased()) else {
+            throw .invalidChoice(option: option, value: text, choices: types)
+        }
+        return t
+    }
+
+    /// One line describing a transaction for people.
+    static func describe(_ t: Transaction, coin: Coin) -> String {
+        var s = "\(t.type.rawValue) \(Human.quantity(t.amount)) \(coin.symbol.uppercased()) (\(TextEscaping.escaped(coin.name)))"
+        s += " at \(Human.price(t.pricePerCoin))"
+        if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
+        s += ", total \(Human.money(t.total)), on \(Human.time(t.date)) UTC"
+        if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
+        return s
+    }
+}
+
+struct AddCommand: Command {
+    static let spec = CommandSpec(
+        name: "add", summary: "Record a buy or a sell", arguments: "buy|sell COIN AMOUNT PRICE",
+        options: [TransactionOptions.date, TransactionOptions.fee, TransactionOptions.note],
+        group: "Transactions",
+        details: """
+        COIN is a CoinGecko id (bitcoin) or a symbol (btc, any case). AMOUNT is how many units;
+        PRICE is USD per unit. Both are plain decimals (0.5, 42000, 0.000000000000000001): no
+        commas, exponents or signs. A sell may not exceed what you hold at its date, and a
+        back-dated sell may not break a later one. Nothing is written when anything is refused.
+        """,
+        examples: [
+            "bitpal add buy bitcoin 0.5 42000",
+            "bitpal add buy eth 2 1000 --fee 10 --date 2024-01-01",
+            "bitpal add sell btc 0.25 50000 --note \"rebalance\"",
+        ],
+        completes: TransactionOptions.types)
+
+    var type: TransactionType
+    var coin: String
+    var amount: Decimal
+    var price: Decimal
+    var date: Date?
+    var fee: Decimal
+    var note: String?
+
+    init(parsing a: inout ArgumentList) throws {
+        type = try TransactionOptions.type(try a.popPositional("buy|sell"), option: "type")
+        coin = try a.popPositional("COIN")
+        amount = try ArgumentList.decimal(try a.popPositional("AMOUNT"), field: "Amount")
+        price = try ArgumentList.decimal(try a.popPositional("PRICE"), field: "Price")
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        fee = try a.popOption("--fee").map { try ArgumentList.decimal($0, field: "Fee") } ?? 0
+        note = a.popOption("--note")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let coin = try context.resolveCoin(self.coin)
+        let tx = Transaction(coinId: coin.id, type: type, amount: amount, pricePerCoin: price, fee: fee,
+                             date: date ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
+        try ValueRules.check(tx, now: context.now)
+        let now = context.now
+        try context.store().update { portfolio in
+            try portfolio.add([tx], now: now)
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(ReportJSON.transaction(tx))
+        } else {
+            context.out("Added \(TransactionOptions.describe(tx, coin: coin))\nid \(tx.id.uuidString.lowercased())\n")
+        }
+        return .success
+    }
+}
+
+struct ListCommand: Command {
+    static let spec = CommandSpec(
+        name: "list", summary: "List transactions, newest first", arguments: "[COIN]",
+        options: [
+            OptionSpec("--type", "TYPE", "only buys or only sells", choices: TransactionOptions.types),
+            OptionSpec("--since", "DATE", "from this day or time on (inclusive)"),
+            OptionSpec("--until", "DATE", "up to this day or time (inclusive; a day covers the whole day)"),
+            OptionSpec("--limit", "N", "at most N transactions"),
+        ],
+        group: "Transactions",
+        examples: ["bitpal list", "bitpal list btc --type sell --since 2024-01-01", "bitpal list --limit 20 --json"])
+
+    var coin: String?
+    var type: TransactionType?
+    var since: Date?
+    var until: Date?
+    var limit: Int?
+
+    init(parsing a: inout ArgumentList) throws {
+        coin = a.popOptionalPositional()
+        type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
+        since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.dateBound(text, field: "--since", end: false) }
+        until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.dateBound(text, field: "--until", end: true) }
+        limit = try a.popOption("--limit").map { text throws(UsageError) in try ArgumentList.positiveInt(text, field: "--limit") }
+        if let since, let until, since > until {
+            throw UsageError.conflict("--since is after --until")
+        }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let coinId = try coin.map { try context.resolveCoin($0).id }
+        let portfolio = try context.store().load()
+        var selected: [Transaction] = []
+        for t in Ledger.chronological(portfolio.transactions).reversed() {
+            if let coinId, t.coinId != coinId { continue }
+            if let type, t.type != type { continue }
+            if let since, t.date < since { continue }
+            if let until, t.date > until { continue }
+            selected.append(t)
+            if let limit, selected.count >= limit { break }
+        }
+        if context.json {
+            var w = JSONWriter(capacity: selected.count * 300 + 16)
+            w.beginArray()
+            for t in selected { PortfolioCodec.writeTransaction(t, to: &w) }
+            w.endArray()
+            w.finish()
+            context.out(w.text)
+            return .success
+        }
+        if selected.isEmpty {
+            context.out(portfolio.transactions.isEmpty
+                ? "No transactions yet. Record one with: bitpal add buy bitcoin 0.5 42000\n"
+                : "No transactions match.\n")
+            return .success
+        }
+        var table = Table([("ID", .left), ("DATE (UTC)", .left), ("TYPE", .left), ("COIN", .left), ("AMOUNT", .right),
+                           ("PRICE", .right), ("FEE", .right), ("TOTAL", .right), ("NOTES", .left)])
+        for t in selected {
+            let c = context.coin(id: t.coinId)
+            table.add([Human.shortID(t.id), Human.time(t.date), t.type.rawValue, TextEscaping.escaped(c.symbol.uppercased()),
+                       Human.quantity(t.amount), Human.price(t.pricePerCoin), Human.money(t.fee), Human.money(t.total),
+                       TextEscaping.escaped(t.notes ?? "")])
+        }
+        context.out(table.render(style: context.style))
+        let total = portfolio.transactions.count
+        if selected.count < total { context.out("\(selected.count) of \(total) transactions\n") }
+        return .success
+    }
+}
+
+struct EditCommand: Command {
+    static let spec = CommandSpec(
+        name: "edit", summary: "Change a transaction", arguments: "ID",
+        options: [
+            OptionSpec("--coin", "COIN", "another coin"),
+            OptionSpec("--type", "TYPE", "buy or sell", choices: TransactionOptions.types),
+            OptionSpec("--amount", "AMOUNT", "a new amount"),
+            OptionSpec("--price", "PRICE", "a new USD price per unit"),
+            TransactionOptions.date, TransactionOptions.fee,
+            OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
+        ],
+        group: "Transactions",
+        details: "ID is the transaction's id or a unique prefix of 4+ characters (see 'bitpal list').\nThe edited history is checked as a whole, as 'add' checks it.",
+        examples: ["bitpal edit 3f2a9c01 --price 41500", "bitpal edit 3f2a --date 2024-02-01 --note \"\""])
+
+    var id: String
+    var coin: String?
+    var type: TransactionType?
+    var amount: Decimal?
+    var price: Decimal?
+    var date: Date?
+    var fee: Decimal?
+    var note: String?
+
+    init(parsing a: inout ArgumentList) throws {
+        id = try a.popPositional("ID")
+        coin = a.popOption("--coin")
+        type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
+        amount = try a.popOption("--amount").map { try ArgumentList.decimal($0, field: "Amount") }
+        price = try a.popOption("--price").map { try ArgumentList.decimal($0, field: "Price") }
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        fee = try a.popOption("--fee").map { try ArgumentList.decimal($0, field: "Fee") }
+        note = a.popOption("--note")
+        if coin == nil && type == nil && amount == nil && price == nil && date == nil && fee == nil && note == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --coin, --type, --amount, --price, --date, --fee, --note")
+        }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let newCoin = try coin.map { try context.resolveCoin($0) }
+        let now = context.now
+        let edited: Transaction = try context.store().update { portfolio in
+            var t = try portfolio.transaction(matching: id)
+            if let newCoin { t.coinId = newCoin.id }
+            if let type { t.type = type }
+            if let amount { t.amount = amount }
+            if let price { t.pricePerCoin = price }
+            if let date { t.date = date }
+            if let fee { t.fee = fee }
+            if let note { t.notes = note.isEmpty ? nil : note }
+            try portfolio.replace(t, now: now)
+            return (true, t)
+        }
+        if context.json {
+            context.printJSON(ReportJSON.transaction(edited))
+        } else {
+            context.out("Changed \(Human.shortID(edited.id)): \(TransactionOptions.describe(edited, coin: context.coin(id: edited.coinId)))\n")
+        }
+        return .success
+    }
+}
+
+struct DeleteCommand: Command {
+    static let spec = CommandSpec(
+        name: "delete", summary: "Delete transactions", arguments: "ID...", group: "Transactions",
+        details: "Each ID is a transaction's id or a unique prefix of 4+ characters. Refused (nothing deleted)\nwhen what remains would be invalid, e.g. a later sell would exceed what is held.",
+        examples: ["bitpal delete 3f2a9c01", "bitpal delete 3f2a 77b1"])
+
+    var ids: [String]
+
+    init(parsing a: inout ArgumentList) throws {
+        ids = a.popRemaining()
+        if ids.isEmpty { throw UsageError.missingArgument("ID", usage: Self.spec.usage) }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let removed: [Transaction] = try context.store().update { portfolio in
+            var found: [Transaction] = []
+            for text in ids {
+                let t = try portfolio.transaction(matching: text)
+                if !found.contains(where: { $0.id == t.id }) { found.append(t) }
+            }
+            try portfolio.delete(Set(found.map(\.id)))
+            return (true, found)
+        }
+        if context.json {
+            context.printJSON(.object([("deleted", .array(removed.map { .string($0.id.uuidString.lowercased()) }))]))
+        } else {
+            for t in removed {
+                context.out("Deleted \(Human.shortID(t.id)): \(TransactionOptions.describe(t, coin: context.coin(id: t.coinId)))\n")
+            }
+        }
+        return .success
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import PortfolioCore
+
+/// Options that apply to every command and may come before it.
+public struct GlobalOptions: Equatable {
+    public var dataDir: String?
+    public var json = false
+    public var offline = false
+    public var noColor = false
+    public var help = false
+    public var version = false
+
+    static let specs: [OptionSpec] = [
+        OptionSpec("--data-dir", "DIR", "where data lives (default: $BITPAL_HOME, else $XDG_DATA_HOME/bitpal, else ~/.local/share/bitpal)"),
+        OptionSpec("--json", nil, "print one JSON document on stdout instead of a table"),
+        OptionSpec("--offline", nil, "never touch the network; use cached and manual prices (also BITPAL_OFFLINE=1)"),
+        OptionSpec("--no-color", nil, "no colours (also NO_COLOR=1); colour is only used on a terminal anyway"),
+        OptionSpec("--help", nil, "show help (also -h)"),
+        OptionSpec("--version", nil, "show bitpal's version"),
+    ]
+}
+
+/// What a running command can use: options, output, clock, files, prices and coins.
+public final class Context {
+    public let environment: Environment
+    public let console: Console
+    public let globals: GlobalOptions
+    /// The time the command started; every check in one run uses this one clock reading.
+    public let now: Date
+
+    init(environment: Environment, console: Console, globals: GlobalOptions) {
+        self.environment = environment
+        self.console = console
+        self.globals = globals
+        self.now = ISODate.truncatedToMillis(environment.now())
+    }
+
+    var json: Bool { globals.json }
+
+    /// `--offline` or `BITPAL_OFFLINE=1` (any value but empty or 0).
+    var offline: Bool {
+        if globals.offline { return true }
+        if let v = environment.variables["BITPAL_OFFLINE"], !v.isEmpty, v != "0" { return true }
+        return false
+    }
+
+    var style: Style {
+        let noColorEnv = environment.variables["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return Style(enabled: environment.stdoutIsTerminal && !globals.noColor && !noColorEnv)
+    }
+
+    private var cachedDirectory: String?
+    func dataDirectory() throws -> String {
+        if let cachedDirectory { return cachedDirectory }
+        let dir = try DataLocation.resolve(explicit: globals.dataDir, environment: environment.variables)
+        cachedDirectory = dir
+        return dir
+    }
+
+    func store() throws -> PortfolioStore { PortfolioStore(directory: try dataDirectory()) }
+    func priceCache() throws -> PriceCache { PriceCache(directory: try dataDirectory()) }
+    func catalogCache() throws -> CatalogCache { CatalogCache(directory: try dataDirectory()) }
+
+    func out(_ text: String) { console.print(text) }
+    func warn(_ text: String) { console.error("warning: " + text + "\n") }
+    func note(_ text: String) { console.error(text + "\n") }
+
+    func printJSON(_ value: JSONValue) { out(value.rendered()) }
+
+    // MARK: Coins
+
+    private var loadedCatalog: CoinCatalog?
+    private var cacheLoaded = false
+
+    /// The built-in coins, plus the cached full list once it has been needed.
+    func catalog(includingCache: Bool = false) -> CoinCatalog {
+        var catalog = loadedCatalog ?? CoinCatalog()
+        if includingCache && !cacheLoaded {
+            cacheLoaded = true
+            if let cache = try? catalogCache(), let loaded = try? cache.load() { catalog.add(loaded.coins) }
+        }
+        loadedCatalog = catalog
+        return catalog
+    }
+
+    /// The coin for a stored id: catalog entry, else a stand-in named by its id.
+    func coin(id: String) -> Coin {
+        if let c = catalog().coin(id: id) { return c }
+        return catalog(includingCache: true).coin(id: id) ?? Coin.unknown(id)
+    }
+
+    /// A `@Sendable` lookup for reports.
+    func coinLookup() -> @Sendable (String) -> Coin {
+        var table: [String: Coin] = [:]
+        let c = catalog(includingCache: true)
+        for coin in c.coins { table[coin.id] = coin }
+        let frozen = table
+        return { id in frozen[id] ?? Coin.unknown(id) }
+    }
+
+    /// Resolves what the user typed to a coin; once online, refreshes a missing or old coin list first.
+    func resolveCoin(_ query: String) throws -> Coin {
+        if let c = catalog().resolve(query) { return c }
+        if let c = catalog(includingCache: true).resolve(query) { return c }
+        if !offline, let refreshed = try? refreshCatalogIfOld(), refreshed, let c = catalog().resolve(query) {
+            return c
+        }
+        throw PortfolioError.coinNotFound(query: query, suggestions: catalog().suggestions(for: query))
+    }
+
+    /// Fetches the full coin list when the cache is missing or older than 7 days; true when it did.
+    @discardableResult
+    func refreshCatalogIfOld() throws -> Bool {
+        let cache = try catalogCache()
+        if let loaded = try? cache.load(), now.timeIntervalSince(loaded.fetchedAt) < CatalogCache.maxAge { return false }
+        try updateCatalog()
+        return true
+    }
+
+    /// Fetches the full coin list into the cache.
+    @discardableResult
+    func updateCatalog() throws -> Int {
+        let coins = try priceClient().coinList()
+        try catalogCache().save(coins, fetchedAt: now)
+        var catalog = CoinCatalog()
+        catalog.add(coins)
+        loadedCatalog = catalog
+        cacheLoaded = true
+        return coins.count
+    }
+
+    // MARK: Prices
+
+    func priceClient() throws -> CoinGeckoClient {
+        if offline { throw PriceError.offline }
+        let sleep = environment.sleep
+        nonisolated(unsafe) let sleeper = sleep
+        return CoinGeckoClient(
+            config: PriceServiceConfig(environment: environment.variables), transport: environment.transport,
+            sleep: { sleeper($0) })
+    }
+
+    /// Manual and cached quotes together.
+    func priceBook(_ portfolio: Portfolio) throws -> PriceBook {
+        PriceBook(manual: portfolio.manualPrices, fetched: try priceCache().load())
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PortfolioCore
+
+/// How numbers and times read in tables: USD with thousands separators, signs on P&L.
+enum Human {
+    static func money(_ v: Decimal) -> String {
+        let s = DecimalFormatting.money(v)
+        return s.hasPrefix("-") ? "-$" + DecimalFormatting.grouped(String(s.dropFirst())) : "$" + DecimalFormatting.grouped(s)
+    }
+
+    /// `+$1,234.56`, `-$3.00`, `$0.00`.
+    static func signedMoney(_ v: Decimal) -> String {
+        let s = money(v)
+        return s == "$0.00" || s.hasPrefix("-") ? s : "+" + s
+    }
+
+    /// A price: at most 8 decimals, at least 2 (`$60,000.00`, `$0.00001234`).
+    static func price(_ v: Decimal) -> String {
+        var s = DecimalFormatting.price(v)
+        if let dot = s.firstIndex(of: ".") {
+            let frac = s.distance(from: dot, to: s.endIndex) - 1
+            if frac < 2 { s += String(repeating: "0", count: 2 - frac) }
+        } else {
+            s += ".00"
+        }
+        return s.hasPrefix("-") ? "-$" + DecimalFormatting.grouped(String(s.dropFirst())) : "$" + DecimalFormatting.grouped(s)
+    }
+
+    static func quantity(_ v: Decimal) -> String { DecimalFormatting.grouped(DecimalFormatting.exact(v)) }
+
+    static func percent(_ v: Decimal?) -> String {
+        guard let v else { return "—" }
+        let s = DecimalFormatting.percent(v)
+        return (s == "0.00" || s.hasPrefix("-") ? s : "+" + s) + "%"
+    }
+
+    /// `just now`, `5 minutes ago`, `3 days ago`.
+    static func age(_ date: Date, now: Date) -> String {
+        let seconds = Int(now.timeIntervalSince(date))
+        if seconds < 0 { return "in the future" }
+        if seconds < 60 { return "just now" }
+        func unit(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s") ago" }
+        if seconds < 3600 { return unit(seconds / 60, "minute") }
+        if seconds < 86_400 { return unit(seconds / 3600, "hour") }
+        return unit(seconds / 86_400, "day")
+    }
+
+    /// `2024-01-31 14:00` in UTC: short, sortable, unambiguous.
+    static func time(_ date: Date) -> String {
+        let iso = ISODate.format(date)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+    }
+
+    static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+}
+
+/// ANSI colours, used only when stdout is a terminal and colour is not turned off.
+struct Style {
+    var enabled: Bool
+
+    func green(_ s: String) -> String { enabled ? "\u{1B}[32m\(s)\u{1B}[0m" : s }
+    func red(_ s: String) -> String { enabled ? "\u{1B}[31m\(s)\u{1B}[0m" : s }
+    func yellow(_ s: String) -> String { enabled ? "\u{1B}[33m\(s)\u{1B}[0m" : s }
+    func bold(_ s: String) -> String { enabled ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+    func dim(_ s: String) -> String { enabled ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
+
+    /// Green for a gain, red for a loss, plain for zero or unknown.
+    func pnl(_ text: String, _ value: Decimal?) -> String {
+        guard let value else { return text }
+        let rounded = DecimalFormatting.rounded(value, scale: 2)
+        if rounded > 0 { return green(text) }
+        if rounded < 0 { return red(text) }
+        return text
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Errors raised when a change would break a rule of the portfolio.
+///
+/// All are "the operation failed" (exit 1): the values were well-formed but not allowed.
+public enum PortfolioError: Error, Equatable, Sendable {
+    case amountNotPositive
+    case priceNotPositive
+    /// More than 18 fractional digits (`field` names what was typed).
+    case tooManyFractionDigits(field: String, text: String)
+    /// More significant digits than a Decimal holds exactly.
+    case tooManyDigits(field: String, text: String)
+    case futureDate
+    case coinNotFound(query: String, suggestions: [String])
+    /// A sell (the one being written) asks for more than is held at its date.
+    case insufficientQuantity(coinId: String, held: Decimal, requested: Decimal)
+    /// The change leaves an existing later sell asking for more than would be held.
+    case breaksLaterSell(coinId: String, held: Decimal, requested: Decimal, date: Date, id: UUID)
+    case transactionNotFound(String)
+    case ambiguousID(prefix: String, matches: [String])
+    case idTooShort(String)
+    case alreadyWatched(coinId: String)
+    case notWatched(coinId: String)
+    case noPrice(coinId: String)
+}
+
+extension PortfolioError: CustomStringConvertible {
+    public var description: String {
+        let fmt = DecimalFormatting.exact
+        switch self {
+        case .amountNotPositive: return "Amount must be greater than zero"
+        case .priceNotPositive: return "Price must be greater than zero"
+        case let .tooManyFractionDigits(field, text):
+            return "\(field) '\(TextEscaping.escaped(text))' has more than \(DecimalLiteral.maxFractionDigits) fractional digits"
+        case let .tooManyDigits(field, text):
+            return "\(field) '\(TextEscaping.escaped(text))' has more than \(DecimalLiteral.maxSignificantDigits) significant digits"
+        case .futureDate: return "Transaction date cannot be in the future"
+        case let .coinNotFound(query, suggestions):
+            let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
+            if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
+            return base + ". Did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
+        case let .insufficientQuantity(coin, held, requested):
+            return "You only own \(fmt(held)) \(coin). Cannot sell \(fmt(requested))."
+        case let .breaksLaterSell(coin, held, requested, date, id):
+            let short = String(id.uuidString.lowercased().prefix(8))
+            return "This would break the later sell of \(fmt(requested)) \(coin) on \(ISODate.day(date)) (\(short)): "
+                + "you would only own \(fmt(held)) \(coin) then."
+        case let .transactionNotFound(id):
+            return "No transaction matches '\(TextEscaping.escaped(id))'"
+        case let .ambiguousID(prefix, matches):
+            return "'\(TextEscaping.escaped(prefix))' matches \(matches.count) transactions: "
+                + matches.joined(separator: ", ") + "; use more characters"
+        case let .idTooShort(prefix):
+            return "'\(TextEscaping.escaped(prefix))' is too short to name a transaction (use at least 4 characters of its id)"
+        case .alreadyWatched: return "This coin is already in your watchlist"
+        case let .notWatched(coin): return "'\(coin)' is not in your watchlist"
+        case let .noPrice(coin): return "No price is known for \(coin) (use 'bitpal price set' or 'bitpal price refresh')"
+        }
+    }
+}

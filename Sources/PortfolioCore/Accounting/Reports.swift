@@ -1,0 +1,142 @@
+import Foundation
+
+/// An open position valued at the latest known price.
+public struct HoldingLine: Sendable {
+    public var coin: Coin
+    public var totalAmount: Decimal
+    public var totalCost: Decimal
+    public var avgCost: Decimal
+    public var quote: Quote?
+    public var currentValue: Decimal?
+    public var profitLoss: Decimal?
+    public var profitLossPercentage: Decimal?
+}
+
+/// How to order holdings.
+public enum HoldingsSort: String, CaseIterable, Sendable {
+    case value, pnl, name, amount
+}
+
+/// Open holdings with totals and the age of the prices used.
+public struct HoldingsReport: Sendable {
+    public var holdings: [HoldingLine]
+    /// Oldest quote time among priced holdings.
+    public var pricesAsOf: Date?
+    public var stale: Bool
+    public var totalValue: Decimal
+    public var totalCost: Decimal
+    public var unrealizedPnL: Decimal
+    public var unpricedCount: Int
+}
+
+/// A closed cycle with its coin resolved.
+public struct ClosedLine: Sendable {
+    public var coin: Coin
+    public var position: ClosedPosition
+}
+
+/// The whole portfolio in a few numbers (accounting.md, "Portfolio summary").
+public struct PortfolioSummary: Sendable {
+    public var totalValue: Decimal
+    public var totalOpenCost: Decimal
+    public var totalClosedCost: Decimal
+    public var unrealizedPnL: Decimal
+    public var realizedPnL: Decimal
+    public var totalPnL: Decimal
+    public var totalPnLPercentage: Decimal?
+    public var holdingsCount: Int
+    public var unpricedCount: Int
+    public var pricesAsOf: Date?
+    public var stale: Bool
+    /// At most 5 priced holdings, largest value first.
+    public var topHoldings: [HoldingLine]
+}
+
+/// Turns a ledger, prices and the catalog into reports. Pure: no I/O, no clock of its own.
+public struct Reports: Sendable {
+    public var ledger: Ledger
+    public var prices: PriceBook
+    public var coin: @Sendable (String) -> Coin
+    public var now: Date
+
+    public init(ledger: Ledger, prices: PriceBook, now: Date, coin: @escaping @Sendable (String) -> Coin) {
+        self.ledger = ledger
+        self.prices = prices
+        self.now = now
+        self.coin = coin
+    }
+
+    public func holdings(sort: HoldingsSort = .value) -> HoldingsReport {
+        var lines: [HoldingLine] = []
+        var asOf: Date?
+        var totalValue: Decimal = 0
+        var totalCost: Decimal = 0
+        var unrealized: Decimal = 0
+        var unpriced = 0
+        for p in ledger.openPositions {
+            let quote = prices.latest(p.coinId)
+            var line = HoldingLine(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: p.costBasis,
+                                   avgCost: p.averageCost ?? 0, quote: quote)
+            totalCost += p.costBasis
+            if let q = quote {
+                let value = p.quantity * q.price
+                let pnl = value - p.costBasis
+                line.currentValue = value
+                line.profitLoss = pnl
+                line.profitLossPercentage = Percent.of(pnl, p.costBasis)
+                totalValue += value
+                unrealized += pnl
+                asOf = asOf.map { min($0, q.time) } ?? q.time
+            } else {
+                unpriced += 1
+            }
+            lines.append(line)
+        }
+        lines.sort(by: Reports.order(sort))
+        return HoldingsReport(
+            holdings: lines, pricesAsOf: asOf, stale: asOf.map { PriceBook.isStale($0, now: now) } ?? false,
+            totalValue: totalValue, totalCost: totalCost, unrealizedPnL: unrealized, unpricedCount: unpriced)
+    }
+
+    /// Closed cycles, most recently closed first.
+    public func closed() -> [ClosedLine] {
+        ledger.closed.enumerated().sorted { a, b in
+            a.element.closedDate != b.element.closedDate
+                ? a.element.closedDate > b.element.closedDate : a.offset > b.offset
+        }.map { ClosedLine(coin: coin($0.element.coinId), position: $0.element) }
+    }
+
+    public func summary() -> PortfolioSummary {
+        let h = holdings(sort: .value)
+        let total = h.unrealizedPnL + ledger.realizedPnL
+        return PortfolioSummary(
+            totalValue: h.totalValue, totalOpenCost: h.totalCost, totalClosedCost: ledger.closedCost,
+            unrealizedPnL: h.unrealizedPnL, realizedPnL: ledger.realizedPnL, totalPnL: total,
+            totalPnLPercentage: Percent.of(total, h.totalCost + ledger.closedCost),
+            holdingsCount: h.holdings.count, unpricedCount: h.unpricedCount, pricesAsOf: h.pricesAsOf,
+            stale: h.stale, topHoldings: Array(h.holdings.filter { $0.currentValue != nil }.prefix(5)))
+    }
+
+    static func order(_ sort: HoldingsSort) -> (HoldingLine, HoldingLine) -> Bool {
+        func byName(_ a: HoldingLine, _ b: HoldingLine) -> Bool {
+            let x = a.coin.name.lowercased(), y = b.coin.name.lowercased()
+            return x != y ? x < y : a.coin.id < b.coin.id
+        }
+        func pricedFirst(_ key: @escaping (HoldingLine) -> Decimal?) -> (HoldingLine, HoldingLine) -> Bool {
+            return { a, b in
+                switch (key(a), key(b)) {
+                case let (x?, y?): return x != y ? x > y : byName(a, b)
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return a.totalCost != b.totalCost ? a.totalCost > b.totalCost : byName(a, b)
+                }
+            }
+        }
+        switch sort {
+        case .value: return pricedFirst { $0.currentValue }
+        case .pnl: return pricedFirst { $0.profitLoss }
+        case .name: return byName
+        case .amount: return { a, b in a.totalAmount != b.totalAmount ? a.totalAmount > b.totalAmount : byName(a, b) }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Every known quote: the manual ones from the portfolio and the fetched ones from the cache.
+///
+/// The newest quote of a coin wins, whatever its source.
+public struct PriceBook: Sendable {
+    /// Quotes older than this are stale (reports say so).
+    public static let staleAfter: TimeInterval = 3600
+    /// Reports refresh a coin whose newest quote is older than this, unless offline.
+    public static let freshFor: TimeInterval = 60
+
+    private var byCoin: [String: [Quote]] = [:]
+
+    public init(manual: [Quote] = [], fetched: [Quote] = []) {
+        for q in manual { byCoin[q.coinId, default: []].append(q) }
+        for q in fetched { byCoin[q.coinId, default: []].append(q) }
+        for key in byCoin.keys {
+            byCoin[key]?.sort { $0.time < $1.time }
+        }
+    }
+
+    /// The newest quote of a coin.
+    public func latest(_ coinId: String) -> Quote? { byCoin[coinId]?.last }
+
+    /// All quotes of a coin, oldest first.
+    public func history(_ coinId: String) -> [Quote] { byCoin[coinId] ?? [] }
+
+    /// The newest quote of every coin that has one, by coin id.
+    public var latestQuotes: [Quote] { byCoin.keys.sorted().compactMap { latest($0) } }
+
+    /// Coins among `coinIds` with no quote, or whose newest quote is older than `freshFor` at `now`.
+    public func needsRefresh(_ coinIds: [String], now: Date) -> [String] {
+        coinIds.filter { id in
+            guard let q = latest(id) else { return true }
+            return now.timeIntervalSince(q.time) > PriceBook.freshFor
+        }
+    }
+
+    public static func isStale(_ time: Date, now: Date) -> Bool {
+        now.timeIntervalSince(time) > staleAfter
+    }
+}

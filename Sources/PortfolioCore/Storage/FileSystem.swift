@@ -1,0 +1,146 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small POSIX file helpers: whole-file reads, crash-safe replacement, private folders, locks.
+public enum FileSystem {
+    /// The bytes of a file, or `nil` when it does not exist.
+    public static func read(_ path: String) throws(StoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StoreError(path: path, reason: .unreadable(errorText()))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw StoreError(path: path, reason: .unreadable("it is a folder")) }
+        var result = [UInt8]()
+        var capacity = max(Int(st.st_size), 0) + 1
+        result.reserveCapacity(capacity)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(path: path, reason: .unreadable(errorText()))
+            }
+            if n == 0 { break }
+            if result.count + n > capacity { capacity *= 2; result.reserveCapacity(capacity) }
+            result.append(contentsOf: chunk[0..<n])
+            if chunk.count < 1 << 22 && n == chunk.count { chunk = [UInt8](repeating: 0, count: chunk.count * 4) }
+        }
+        return result
+    }
+
+    /// Replaces `path` with `bytes` all at once: a private temp file in the same folder,
+    /// written, flushed to disk, renamed over the old file, then the folder flushed.
+    ///
+    /// If anything fails, the old file is untouched and the temp file is removed.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(StoreError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temp = "\(dir)/.\(name).tmp.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StoreError(path: path, reason: .writeFailed(errorText())) }
+        func fail(_ detail: String) -> StoreError {
+            close(fd)
+            unlink(temp)
+            return StoreError(path: path, reason: .writeFailed(detail))
+        }
+        fchmod(fd, mode)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw fail(errorText())
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else { throw fail(errorText()) }
+        guard close(fd) == 0 else {
+            unlink(temp)
+            throw StoreError(path: path, reason: .writeFailed(errorText()))
+        }
+        guard rename(temp, path) == 0 else {
+            let detail = errorText()
+            unlink(temp)
+            throw StoreError(path: path, reason: .writeFailed(detail))
+        }
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
+    }
+
+    /// Creates `path` (and missing parents) if needed; a folder bitpal creates is 0700.
+    public static func ensureDirectory(_ path: String) throws(StoreError) {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            if isDir.boolValue { return }
+            throw StoreError(path: path, reason: .noDataDirectory("\(path) exists and is not a folder"))
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try ensureDirectory(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw StoreError(path: path, reason: .noDataDirectory("cannot create \(path): \(errorText())"))
+        }
+        chmod(path, 0o700)
+    }
+
+    public static func errorText(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
+    }
+}
+
+/// An exclusive `flock` on a lock file, held until `unlock()` or deinit.
+///
+/// The lock lives on its own file, because the data file's inode changes with every rename.
+public final class FileLock {
+    private var fd: Int32
+
+    /// Blocks until the lock is held.
+    public init(path: String) throws(StoreError) {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(path: path, reason: .lockFailed(FileSystem.errorText())) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let detail = FileSystem.errorText()
+            close(fd)
+            fd = -1
+            throw StoreError(path: path, reason: .lockFailed(detail))
+        }
+    }
+
+    public func unlock() {
+        if fd >= 0 {
+            flock(fd, LOCK_UN)
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit { unlock() }
+}
+
+extension FileSystem {
+    /// Everything readable from a file descriptor (standard input for `import -`).
+    public static func readAll(fd: Int32) throws(StoreError) -> [UInt8] {
+        var result = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(path: "standard input", reason: .unreadable(errorText()))
+            }
+            if n == 0 { return result }
+            result.append(contentsOf: chunk[0..<n])
+        }
+    }
+}

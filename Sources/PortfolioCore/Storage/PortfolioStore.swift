@@ -1,0 +1,54 @@
+import Foundation
+
+/// Where bitpal keeps its files: `--data-dir`, else `$BITPAL_HOME`, else
+/// `$XDG_DATA_HOME/bitpal` (when absolute), else `$HOME/.local/share/bitpal`.
+public enum DataLocation {
+    public static func resolve(explicit: String?, environment: [String: String]) throws(StoreError) -> String {
+        if let explicit, !explicit.isEmpty { return absolute(explicit, environment) }
+        if let home = environment["BITPAL_HOME"], !home.isEmpty { return absolute(home, environment) }
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/bitpal" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/share/bitpal" }
+        throw StoreError(path: "~", reason: .noDataDirectory(
+            "HOME is not set; use --data-dir DIR or set BITPAL_HOME"))
+    }
+
+    private static func absolute(_ path: String, _ env: [String: String]) -> String {
+        if path.hasPrefix("/") { return path }
+        let cwd = FileManager.default.currentDirectoryPath
+        return (cwd as NSString).appendingPathComponent(path)
+    }
+}
+
+/// The portfolio file: every transaction, the watchlist and manual prices.
+///
+/// Reads need no lock (a rename swaps whole files). Every change runs
+/// read-check-write under an exclusive lock, so concurrent processes never lose
+/// an update, and an unreadable file is never overwritten.
+public struct PortfolioStore: Sendable {
+    public let directory: String
+    public var path: String { directory + "/portfolio.json" }
+    public var lockPath: String { directory + "/.portfolio.lock" }
+
+    public init(directory: String) { self.directory = directory }
+
+    /// The saved portfolio, or an empty one when there is no file yet.
+    public func load() throws(StoreError) -> Portfolio {
+        guard let bytes = try FileSystem.read(path) else { return Portfolio() }
+        return try PortfolioCodec.decode(bytes, path: path)
+    }
+
+    /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
+    ///
+    /// If `change` throws, nothing is written. `change` returns whether to write.
+    public func update<T>(_ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
+        try FileSystem.ensureDirectory(directory)
+        let lock = try FileLock(path: lockPath)
+        defer { lock.unlock() }
+        var portfolio = try load()
+        let outcome = try change(&portfolio)
+        if outcome.write {
+            try FileSystem.writeAtomically(PortfolioCodec.encode(portfolio), to: path)
+        }
+        return outcome.result
+    }
+}

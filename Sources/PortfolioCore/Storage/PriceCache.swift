@@ -1,0 +1,208 @@
+import Foundation
+
+/// The price cache (`prices.json`): fetched quotes and their history.
+///
+/// Deleting it loses nothing the user typed. It has its own lock, so a price
+/// refresh never holds the portfolio lock, and it never holds this lock during
+/// network I/O either (fetch first, then lock-merge-write).
+public struct PriceCache: Sendable {
+    public static let formatVersion = 1
+    /// Quotes kept per coin; older ones are dropped (a 5-minute cron keeps about 17 days).
+    public static let historyLimit = 5000
+
+    public let directory: String
+    public var path: String { directory + "/prices.json" }
+    public var lockPath: String { directory + "/.prices.lock" }
+
+    public init(directory: String) { self.directory = directory }
+
+    /// Every cached quote, oldest first; empty when there is no cache.
+    public func load() throws(StoreError) -> [Quote] {
+        guard let bytes = try FileSystem.read(path) else { return [] }
+        return try Self.decode(bytes, path: path)
+    }
+
+    /// Appends fetched quotes under the cache lock.
+    public func append(_ quotes: [Quote]) throws(StoreError) {
+        try FileSystem.ensureDirectory(directory)
+        let lock = try FileLock(path: lockPath)
+        defer { lock.unlock() }
+        var all = try load()
+        all.append(contentsOf: quotes)
+        all = Self.trimmed(all)
+        try FileSystem.writeAtomically(Self.encode(all), to: path)
+    }
+
+    static func trimmed(_ quotes: [Quote]) -> [Quote] {
+        var counts: [String: Int] = [:]
+        for q in quotes { counts[q.coinId, default: 0] += 1 }
+        guard counts.values.contains(where: { $0 > historyLimit }) else { return quotes }
+        var skip = counts.mapValues { max(0, $0 - historyLimit) }
+        return quotes.filter { q in
+            if let n = skip[q.coinId], n > 0 {
+                skip[q.coinId] = n - 1
+                return false
+            }
+            return true
+        }
+    }
+
+    static func encode(_ quotes: [Quote]) -> [UInt8] {
+        var w = JSONWriter(capacity: 256 + quotes.count * 220)
+        w.beginObject()
+        w.key("format"); w.string("bitpal-prices")
+        w.key("version"); w.number(String(formatVersion))
+        w.key("quotes")
+        w.beginArray()
+        for q in quotes {
+            w.beginObject()
+            w.key("coinId"); w.string(q.coinId)
+            w.key("price"); w.string(DecimalFormatting.exact(q.price))
+            w.key("change24h"); w.string(q.change24h.map(DecimalFormatting.exact))
+            w.key("marketCap"); w.string(q.marketCap.map(DecimalFormatting.exact))
+            w.key("time"); w.string(ISODate.format(q.time))
+            w.key("sourceUpdatedAt"); w.string(q.sourceUpdatedAt.map(ISODate.format))
+            w.key("source"); w.string(q.source.rawValue)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        w.finish()
+        return w.bytes
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> [Quote] {
+        var r = JSONReader(bytes: bytes)
+        do {
+            var quotes: [Quote] = []
+            try r.beginObject()
+            while let key = try r.nextKey() {
+                switch key {
+                case "version":
+                    let v = try r.readInt()
+                    if v > formatVersion {
+                        throw StoreError(path: path, reason: .unsupportedVersion(v, highestSupported: formatVersion))
+                    }
+                case "quotes":
+                    try r.beginArray()
+                    while try r.nextElement() { quotes.append(try readQuote(&r)) }
+                default: try r.skipValue()
+                }
+            }
+            try r.finish()
+            return quotes
+        } catch let e as JSONReadError {
+            throw StoreError(path: path, reason: .malformed(e.description))
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(path: path, reason: .malformed(String(describing: error)))
+        }
+    }
+
+    private static func readQuote(_ r: inout JSONReader) throws(JSONReadError) -> Quote {
+        var coin: String?, price: Decimal?, change: Decimal?, cap: Decimal?, time: Date?, updated: Date?
+        var source = QuoteSource.coingecko
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "coinId": coin = try r.readString()
+            case "price": price = try readSignedDecimal(&r)
+            case "change24h": change = r.consumeNull() ? nil : try readSignedDecimal(&r)
+            case "marketCap": cap = r.consumeNull() ? nil : try readSignedDecimal(&r)
+            case "time": time = try PortfolioCodec.readDate(&r)
+            case "sourceUpdatedAt": updated = r.consumeNull() ? nil : try PortfolioCodec.readDate(&r)
+            case "source":
+                let s = try r.readString()
+                guard let src = QuoteSource(rawValue: s) else { throw r.error("unknown source '\(s)'") }
+                source = src
+            default: try r.skipValue()
+            }
+        }
+        guard let coin, let price, let time else { throw r.error("a quote needs coinId, price and time") }
+        return Quote(coinId: coin, price: price, change24h: change, marketCap: cap, time: time,
+                     sourceUpdatedAt: updated, source: source)
+    }
+
+    /// A decimal string that may carry a leading `-` (24h changes can be negative).
+    static func readSignedDecimal(_ r: inout JSONReader) throws(JSONReadError) -> Decimal {
+        let raw = try r.readRawStringBytes()
+        let negative = raw.first == UInt8(ascii: "-")
+        guard let lit = DecimalLiteral.parse(utf8: negative ? raw.dropFirst() : raw) else {
+            throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not a decimal string")
+        }
+        return negative ? -lit.value : lit.value
+    }
+}
+
+/// The cached full coin list (`coins.json`), kept 7 days.
+public struct CatalogCache: Sendable {
+    public static let maxAge: TimeInterval = 7 * 86_400
+    public let directory: String
+    public var path: String { directory + "/coins.json" }
+
+    public init(directory: String) { self.directory = directory }
+
+    /// The cached coins and when they were fetched; `nil` when there is no cache.
+    public func load() throws(StoreError) -> (fetchedAt: Date, coins: [Coin])? {
+        guard let bytes = try FileSystem.read(path) else { return nil }
+        var r = JSONReader(bytes: bytes)
+        do {
+            var coins: [Coin] = []
+            var fetched: Date?
+            try r.beginObject()
+            while let key = try r.nextKey() {
+                switch key {
+                case "fetchedAt": fetched = try PortfolioCodec.readDate(&r)
+                case "coins":
+                    try r.beginArray()
+                    while try r.nextElement() {
+                        var id: String?, sym: String?, name: String?, rank: Int?
+                        try r.beginObject()
+                        while let k = try r.nextKey() {
+                            switch k {
+                            case "id": id = try r.readString()
+                            case "symbol": sym = try r.readString()
+                            case "name": name = try r.readString()
+                            case "marketCapRank": rank = r.consumeNull() ? nil : try r.readInt()
+                            default: try r.skipValue()
+                            }
+                        }
+                        guard let id, let sym, let name else { throw r.error("a coin needs id, symbol and name") }
+                        coins.append(Coin(id: id, symbol: sym, name: name, marketCapRank: rank))
+                    }
+                default: try r.skipValue()
+                }
+            }
+            try r.finish()
+            guard let fetched else { throw r.error("no fetchedAt") }
+            return (fetched, coins)
+        } catch {
+            throw StoreError(path: path, reason: .malformed(String(describing: error)))
+        }
+    }
+
+    public func save(_ coins: [Coin], fetchedAt: Date) throws(StoreError) {
+        try FileSystem.ensureDirectory(directory)
+        var w = JSONWriter(capacity: coins.count * 90)
+        w.beginObject()
+        w.key("format"); w.string("bitpal-coins")
+        w.key("version"); w.number("1")
+        w.key("fetchedAt"); w.string(ISODate.format(fetchedAt))
+        w.key("coins")
+        w.beginArray()
+        for c in coins {
+            w.beginObject()
+            w.key("id"); w.string(c.id)
+            w.key("symbol"); w.string(c.symbol)
+            w.key("name"); w.string(c.name)
+            w.key("marketCapRank")
+            if let rank = c.marketCapRank { w.number(String(rank)) } else { w.null() }
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        w.finish()
+        try FileSystem.writeAtomically(w.bytes, to: path)
+    }
+}

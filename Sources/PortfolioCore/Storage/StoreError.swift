@@ -1,0 +1,44 @@
+/// Errors from reading or writing bitpal's files. Each names the file.
+public struct StoreError: Error, Equatable, Sendable {
+    public enum Reason: Equatable, Sendable {
+        /// The file exists but could not be read (permissions, I/O).
+        case unreadable(String)
+        /// The file is not a document bitpal understands (JSON error with its line, a bad field).
+        case malformed(String)
+        /// Written by a newer bitpal.
+        case unsupportedVersion(Int, highestSupported: Int)
+        /// Writing the new version failed; the old file is intact.
+        case writeFailed(String)
+        /// The lock next to the file could not be taken.
+        case lockFailed(String)
+        /// No folder to keep data in could be found.
+        case noDataDirectory(String)
+    }
+
+    public var path: String
+    public var reason: Reason
+
+    public init(path: String, reason: Reason) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+extension StoreError: CustomStringConvertible {
+    public var description: String {
+        switch reason {
+        case let .unreadable(detail):
+            "cannot read \(path): \(detail)"
+        case let .malformed(detail):
+            "\(path) is not a valid bitpal file: \(detail) (it was left untouched; fix it or restore a backup)"
+        case let .unsupportedVersion(found, highest):
+            "\(path) has format version \(found), but this bitpal reads up to version \(highest); upgrade bitpal (the file was left untouched)"
+        case let .writeFailed(detail):
+            "could not write \(path): \(detail) (nothing was changed)"
+        case let .lockFailed(detail):
+            "could not lock \(path): \(detail)"
+        case let .noDataDirectory(detail):
+            "no data folder: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,290 @@
+/// A malformed JSON document: what was expected and where (1-based line and column).
+public struct JSONReadError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var line: Int
+    public var column: Int
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// A strict pull parser over UTF-8 bytes.
+///
+/// Callers walk the document they expect (`beginObject`, `nextKey`, `readString` …),
+/// so a large store is read in one pass without building a tree, and every
+/// error carries its line and column.
+public struct JSONReader {
+    public let bytes: [UInt8]
+    public private(set) var position = 0
+    private var firstInContainer: [Bool] = []
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+        // Skip a UTF-8 byte order mark.
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+    }
+
+    // MARK: Containers
+
+    public mutating func beginObject() throws(JSONReadError) {
+        try expect(UInt8(ascii: "{"), "expected '{'")
+        firstInContainer.append(true)
+    }
+
+    /// The next key of the current object, or `nil` after its closing `}`.
+    public mutating func nextKey() throws(JSONReadError) -> String? {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of file; expected '}'") }
+        if bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            firstInContainer.removeLast()
+            return nil
+        }
+        if firstInContainer[firstInContainer.count - 1] {
+            firstInContainer[firstInContainer.count - 1] = false
+        } else {
+            try expect(UInt8(ascii: ","), "expected ',' or '}'")
+        }
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            throw error("expected a key in double quotes")
+        }
+        let key = try readString()
+        try expect(UInt8(ascii: ":"), "expected ':' after a key")
+        return key
+    }
+
+    public mutating func beginArray() throws(JSONReadError) {
+        try expect(UInt8(ascii: "["), "expected '['")
+        firstInContainer.append(true)
+    }
+
+    /// True when another element follows in the current array; false after its closing `]`.
+    public mutating func nextElement() throws(JSONReadError) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of file; expected ']'") }
+        if bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            firstInContainer.removeLast()
+            return false
+        }
+        if firstInContainer[firstInContainer.count - 1] {
+            firstInContainer[firstInContainer.count - 1] = false
+        } else {
+            try expect(UInt8(ascii: ","), "expected ',' or ']'")
+        }
+        return true
+    }
+
+    // MARK: Scalars
+
+    /// True (and consumed) if the next value is `null`.
+    public mutating func consumeNull() -> Bool {
+        skipWhitespace()
+        if position + 4 <= bytes.count, bytes[position] == UInt8(ascii: "n"), bytes[position + 1] == UInt8(ascii: "u"),
+           bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l") {
+            position += 4
+            return true
+        }
+        return false
+    }
+
+    public mutating func readString() throws(JSONReadError) -> String {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
+        position += 1
+        let start = position
+        while position < bytes.count {
+            let b = bytes[position]
+            if b == UInt8(ascii: "\"") {
+                let s = String(decoding: bytes[start..<position], as: UTF8.self)
+                position += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
+            if b < 0x20 { throw error("control character inside a string") }
+            position += 1
+        }
+        throw error("unterminated string")
+    }
+
+    /// The bytes of a string without escapes, for fast paths (numbers stored as strings, ids, dates).
+    public mutating func readRawStringBytes() throws(JSONReadError) -> ArraySlice<UInt8> {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
+        position += 1
+        let start = position
+        while position < bytes.count {
+            let b = bytes[position]
+            if b == UInt8(ascii: "\"") {
+                position += 1
+                return bytes[start..<(position - 1)]
+            }
+            if b == UInt8(ascii: "\\") || b < 0x20 {
+                position = start - 1
+                let s = try readString()
+                return ArraySlice(Array(s.utf8))
+            }
+            position += 1
+        }
+        throw error("unterminated string")
+    }
+
+    public mutating func readStringOrNull() throws(JSONReadError) -> String? {
+        if consumeNull() { return nil }
+        return try readString()
+    }
+
+    /// The text of a JSON number, exactly as written.
+    public mutating func readNumberText() throws(JSONReadError) -> String {
+        skipWhitespace()
+        let start = position
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        var digits = 0
+        while position < bytes.count, isNumberByte(bytes[position]) { position += 1; digits += 1 }
+        guard digits > 0 else { throw error("expected a number") }
+        return String(decoding: bytes[start..<position], as: UTF8.self)
+    }
+
+    public mutating func readInt() throws(JSONReadError) -> Int {
+        let text = try readNumberText()
+        guard let v = Int(text) else { throw error("expected a whole number, found \(text)") }
+        return v
+    }
+
+    public mutating func readBool() throws(JSONReadError) -> Bool {
+        skipWhitespace()
+        if matchLiteral("true") { return true }
+        if matchLiteral("false") { return false }
+        throw error("expected true or false")
+    }
+
+    /// Skips any value.
+    public mutating func skipValue() throws(JSONReadError) {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of file; expected a value") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"):
+            try beginObject()
+            while try nextKey() != nil { try skipValue() }
+        case UInt8(ascii: "["):
+            try beginArray()
+            while try nextElement() { try skipValue() }
+        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
+        case UInt8(ascii: "n"):
+            guard consumeNull() else { throw error("unexpected character") }
+        default: _ = try readNumberText()
+        }
+    }
+
+    /// Requires that nothing but whitespace follows.
+    public mutating func finish() throws(JSONReadError) {
+        skipWhitespace()
+        if position < bytes.count { throw error("unexpected text after the end of the document") }
+    }
+
+    /// An error at the current position.
+    public func error(_ message: String) -> JSONReadError {
+        var line = 1
+        var lineStart = 0
+        let end = min(position, bytes.count)
+        var i = 0
+        while i < end {
+            if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+            i += 1
+        }
+        return JSONReadError(message: message, line: line, column: end - lineStart + 1)
+    }
+
+    // MARK: Internals
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ message: String) throws(JSONReadError) {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of file; \(message)") }
+        guard bytes[position] == byte else { throw error(message) }
+        position += 1
+    }
+
+    private mutating func matchLiteral(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard position + n <= bytes.count else { return false }
+        let p = word.utf8Start
+        for i in 0..<n where bytes[position + i] != p[i] { return false }
+        position += n
+        return true
+    }
+
+    private func isNumberByte(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+            || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+    }
+
+    private mutating func readEscapedString(from start: Int) throws(JSONReadError) -> String {
+        var out = Array(bytes[start..<position])
+        while position < bytes.count {
+            let b = bytes[position]
+            if b == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: out, as: UTF8.self)
+            }
+            if b < 0x20 { throw error("control character inside a string") }
+            if b != UInt8(ascii: "\\") {
+                out.append(b)
+                position += 1
+                continue
+            }
+            position += 1
+            guard position < bytes.count else { break }
+            let e = bytes[position]
+            position += 1
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var code = try hex4()
+                if code >= 0xD800 && code < 0xDC00 {
+                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                          bytes[position + 1] == UInt8(ascii: "u") else { throw error("unpaired surrogate") }
+                    position += 2
+                    let low = try hex4()
+                    guard low >= 0xDC00 && low < 0xE000 else { throw error("unpaired surrogate") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default: throw error("invalid escape in a string")
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func hex4() throws(JSONReadError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("invalid \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[position]
+            let d: UInt32
+            switch c {
+            case 48...57: d = UInt32(c - 48)
+            case 97...102: d = UInt32(c - 87)
+            case 65...70: d = UInt32(c - 55)
+            default: throw error("invalid \\u escape")
+            }
+            v = v * 16 + d
+            position += 1
+        }
+        return v
+    }
+}

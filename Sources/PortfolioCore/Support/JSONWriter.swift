@@ -1,0 +1,155 @@
+/// Writes JSON text with a fixed key order, straight into bytes.
+///
+/// Pretty output uses two-space indentation and `"key": value`, so files diff
+/// well and are stable from one write to the next. Numbers are written from
+/// their text, so a `Decimal` never passes through `Double`.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    private let pretty: Bool
+    private var depth = 0
+    private var first = true
+    private var afterKey = false
+
+    public init(pretty: Bool = true, capacity: Int = 256) {
+        self.pretty = pretty
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    public mutating func key(_ name: String) {
+        separate()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String) {
+        separate()
+        appendQuoted(value)
+    }
+
+    public mutating func string(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
+    /// Writes already-valid JSON number text (e.g. an integer).
+    public mutating func number(_ text: String) {
+        separate()
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// Ends the document with a newline.
+    public mutating func finish() {
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        depth += 1
+        first = true
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        if !first { newline() }
+        bytes.append(bracket)
+        first = false
+    }
+
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        if depth > 0 { newline() }
+        first = false
+    }
+
+    private mutating func newline() {
+        guard pretty else { return }
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<(depth * 2) { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    private mutating func appendQuoted(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): bytes.append(92); bytes.append(b)
+            case UInt8(ascii: "\\"): bytes.append(92); bytes.append(b)
+            case 0x0A: bytes.append(92); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(92); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(92); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F:
+                bytes.append(contentsOf: "\\u00".utf8)
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(hex[Int(b >> 4)])
+                bytes.append(hex[Int(b & 15)])
+            default: bytes.append(b)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// A JSON value with ordered object keys, for reports (small documents).
+public indirect enum JSONValue: Sendable {
+    case null
+    case bool(Bool)
+    case string(String)
+    /// Number text written as is, e.g. `"3"`.
+    case number(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    /// A string or null.
+    public static func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.null()
+        case let .bool(b): writer.bool(b)
+        case let .string(s): writer.string(s)
+        case let .number(n): writer.number(n)
+        case let .array(items):
+            writer.beginArray()
+            for item in items { item.write(to: &writer) }
+            writer.endArray()
+        case let .object(fields):
+            writer.beginObject()
+            for (k, v) in fields {
+                writer.key(k)
+                v.write(to: &writer)
+            }
+            writer.endObject()
+        }
+    }
+
+    /// Pretty JSON text ending in a newline.
+    public func rendered() -> String {
+        var w = JSONWriter()
+        write(to: &w)
+        w.finish()
+        return w.text
+    }
+}
