@@ -10,12 +10,12 @@ public struct CLI {
     public static let commands: [any Command.Type] = [
         DemoCommand.self,
         AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self,
-        // ImportCommand.self, ExportCommand.self,
+        ImportCommand.self, ExportCommand.self,
         HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, WidgetCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
-        HelpCommand.self, // CompletionsCommand.self,
+        HelpCommand.self, CompletionsCommand.self,
     ]
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
@@ -40,7 +40,7 @@ public struct CLI {
     func report(_ error: Error) -> ExitCode {
         switch error {
         case let e as UsageError:
-            console.error("error: \(e)\nSee 'bitpal help' for usage.\n")
+            console.error("error: \(e)\n")
             return .usage
         case let e as LiteralError:
             console.error("error: \(e)\n")

@@ -1,0 +1,376 @@
+import Foundation
+
+/// Exchanges whose trade-history CSV exports `bitpal import --format` understands.
+public enum Exchange: String, CaseIterable, Sendable {
+    case coinbase, binance, kraken
+}
+
+/// Rows mapped from an exchange export, and what was left out, counted by kind.
+public struct PresetRows: Sendable {
+    public var rows: [ImportRow]
+    /// (kind, count), e.g. ("send", 3), ("crypto-to-crypto", 1); nothing disappears silently.
+    public var skipped: [(String, Int)]
+
+    public init(rows: [ImportRow], skipped: [(String, Int)]) {
+        self.rows = rows
+        self.skipped = skipped
+    }
+}
+
+/// Numbers as exchanges write them: `2.103e-05`, `-€597.49846`, `"$16,047.61"`, converted exactly (never via Double).
+public enum ExchangeNumber {
+    public static func parse(_ raw: String) -> Decimal? {
+        var s = Substring(raw.trimmingCharacters(in: .whitespaces))
+        var negative = false
+        if s.hasPrefix("-") { negative = true; s = s.dropFirst() } else if s.hasPrefix("+") { s = s.dropFirst() }
+        for symbol in ["US$", "CA$", "A$", "$", "€", "£"] where s.hasPrefix(symbol) {
+            s = s.dropFirst(symbol.count)
+            break
+        }
+        if !negative && s.hasPrefix("-") { negative = true; s = s.dropFirst() }
+        let cleaned = s.filter { $0 != "," }
+        var mantissa = Substring(cleaned)
+        var exponent = 0
+        if let e = cleaned.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            mantissa = cleaned[..<e]
+            var expText = cleaned[cleaned.index(after: e)...]
+            var expNegative = false
+            if expText.hasPrefix("-") { expNegative = true; expText = expText.dropFirst() } else if expText.hasPrefix("+") { expText = expText.dropFirst() }
+            guard !expText.isEmpty, expText.count <= 3, expText.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(expText) else { return nil }
+            exponent = expNegative ? -n : n
+        }
+        guard let literal = DecimalLiteral.parse(utf8: mantissa.utf8) else { return nil }
+        var value = literal.value
+        if exponent != 0 {
+            value = Decimal(sign: .plus, exponent: exponent, significand: value)
+        }
+        return negative ? -value : value
+    }
+
+    /// A plain literal for the importer: absolute value, at most 18 fractional digits (half-up).
+    public static func literal(_ value: Decimal) -> String {
+        let v = value < 0 ? -value : value
+        return DecimalFormatting.trimmed(v, maxScale: DecimalLiteral.maxFractionDigits)
+    }
+}
+
+/// Maps Coinbase, Binance and Kraken trade exports onto bitpal buys and sells.
+///
+/// Only trades against USD count; trades quoted in USD-pegged stablecoins
+/// (USDT, USDC, BUSD, FDUSD, DAI) count as USD at par. Everything else
+/// (sends, rewards, conversions, other fiat, crypto-to-crypto) is skipped and counted.
+public enum ExchangeImport {
+    public static let usdQuotes: Set<String> = ["USD", "ZUSD", "USDT", "USDC", "BUSD", "FDUSD", "DAI"]
+    static let fiat: Set<String> = ["USD", "EUR", "GBP", "CAD", "AUD", "JPY", "CHF", "TRY", "BRL", "NGN", "RUB", "UAH", "ZAR",
+                                    "PLN", "SEK", "NOK", "DKK", "CZK", "HUF", "RON", "INR", "IDR", "KRW", "ARS", "MXN", "NZD", "SGD", "HKD"]
+
+    public static func rows(_ bytes: [UInt8], exchange: Exchange, fileName: String = "", utcOffsetSeconds: Int? = nil) throws(ImportFailure) -> PresetRows {
+        let records: [CSVRecord]
+        do {
+            records = try CSV.parse(bytes)
+        } catch {
+            throw ImportFailure(problems: [error.description])
+        }
+        var mapper = Mapper()
+        switch exchange {
+        case .coinbase: try mapper.coinbase(records)
+        case .binance: try mapper.binance(records, fileName: fileName, offset: utcOffsetSeconds)
+        case .kraken: try mapper.kraken(records)
+        }
+        if !mapper.problems.isEmpty { throw ImportFailure(problems: mapper.problems) }
+        return PresetRows(rows: mapper.rows, skipped: mapper.skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    /// `+7`, `-06:00`, `+0530` → seconds east of UTC.
+    public static func offsetSeconds(_ text: String) -> Int? {
+        Mapper.offsetFromFileName("(UTC" + text.replacingOccurrences(of: "UTC", with: "") + ")")
+    }
+
+    /// Finds the header among the first lines: the first record holding every one of `required`.
+    static func header(_ records: [CSVRecord], required: [String]) -> (Int, [String: Int])? {
+        for (index, r) in records.prefix(12).enumerated() {
+            var columns: [String: Int] = [:]
+            for (i, cell) in r.fields.enumerated() {
+                columns[cell.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{FEFF}", with: "")] = i
+            }
+            if required.allSatisfy({ columns[$0] != nil }) { return (index, columns) }
+        }
+        return nil
+    }
+
+    struct Mapper {
+        var rows: [ImportRow] = []
+        var skipped: [String: Int] = [:]
+        var problems: [String] = []
+
+        mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
+
+        mutating func add(line: Int, type: String, coin: String, amount: Decimal, price: Decimal, fee: Decimal, date: String, notes: String?) {
+            rows.append(ImportRow(location: "line \(line)", fields: [
+                "type": type, "coin": coin, "amount": ExchangeNumber.literal(amount), "price": ExchangeNumber.literal(price),
+                "fee": ExchangeNumber.literal(fee), "date": date, "notes": notes ?? "",
+            ], order: line))
+        }
+
+        /// Reads a number cell or records a problem.
+        mutating func number(_ text: String, line: Int, column: String) -> Decimal? {
+            if let v = ExchangeNumber.parse(text) { return v }
+            problems.append("line \(line): \(column) '\(TextEscaping.escaped(text))' is not a number")
+            return nil
+        }
+
+        // MARK: Coinbase
+
+        mutating func coinbase(_ records: [CSVRecord]) throws(ImportFailure) {
+            guard let (at, cols) = header(records, required: ["Timestamp", "Transaction Type", "Asset", "Quantity Transacted"]) else {
+                throw ImportFailure(problems: ["no Coinbase transaction-history header found (expected Timestamp, Transaction Type, Asset, Quantity Transacted …)"])
+            }
+            func find(_ test: (String) -> Bool) -> Int? { cols.first(where: { test($0.key) })?.value }
+            let currencyCol = cols["Price Currency"] ?? cols["Spot Price Currency"]
+            let prefixCurrency = cols.keys.first(where: { $0.hasSuffix(" Spot Price at Transaction") && $0.count == 29 }).map { String($0.prefix(3)) }
+            let spotCol = find { $0.hasSuffix("Price at Transaction") }
+            let subtotalCol = find { $0 == "Subtotal" || $0.hasSuffix(" Subtotal") }
+            let totalCol = find { $0.hasPrefix("Total") || $0.contains(" Total (") }
+            let feeCol = find { $0.hasPrefix("Fees") || $0.hasSuffix(" Fees") }
+            let idCol = cols["ID"], notesCol = cols["Notes"]
+            for r in records.dropFirst(at + 1) {
+                func cell(_ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                let kind = cell(cols["Transaction Type"])
+                let lower = kind.lowercased()
+                let side: String
+                if ["buy", "advanced trade buy", "advance trade buy"].contains(lower) { side = "buy" }
+                else if ["sell", "advanced trade sell", "advance trade sell"].contains(lower) { side = "sell" }
+                else { skip(lower.isEmpty ? "untyped" : lower); continue }
+                let asset = cell(cols["Asset"]).uppercased()
+                let currency = (currencyCol.map { cell($0) } ?? prefixCurrency ?? "USD").uppercased()
+                let notes = cell(notesCol)
+                if ExchangeImport.fiat.contains(asset) { skip("fiat \(lower)"); continue }
+                if !ExchangeImport.usdQuotes.contains(currency) { skip("quoted in \(currency)"); continue }
+                if let quote = Self.advancedTradeQuote(notes), !ExchangeImport.usdQuotes.contains(quote) {
+                    skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto")
+                    continue
+                }
+                guard let qty = number(cell(cols["Quantity Transacted"]), line: r.line, column: "Quantity Transacted") else { continue }
+                let amount = qty < 0 ? -qty : qty
+                guard amount > 0 else { skip("zero-quantity"); continue }
+                let subtotalText = cell(subtotalCol), totalText = cell(totalCol)
+                var price: Decimal
+                var fee: Decimal = 0
+                if !subtotalText.isEmpty, !totalText.isEmpty,
+                   let sub = number(subtotalText, line: r.line, column: "Subtotal"), let tot = number(totalText, line: r.line, column: "Total") {
+                    let s = sub < 0 ? -sub : sub, t = tot < 0 ? -tot : tot
+                    price = s / amount
+                    fee = t > s ? t - s : s - t
+                } else if let spot = number(cell(spotCol), line: r.line, column: "Price at Transaction") {
+                    price = spot < 0 ? -spot : spot
+                    if let f = ExchangeNumber.parse(cell(feeCol)) { fee = f < 0 ? -f : f }
+                } else {
+                    continue
+                }
+                guard let date = Self.utcTimestamp(cell(cols["Timestamp"])) else {
+                    problems.append("line \(r.line): Timestamp '\(TextEscaping.escaped(cell(cols["Timestamp"])))' is not a Coinbase time")
+                    continue
+                }
+                let id = cell(idCol)
+                add(line: r.line, type: side, coin: asset, amount: amount, price: price, fee: fee, date: date,
+                    notes: id.isEmpty ? "Coinbase" : "Coinbase \(id)")
+            }
+        }
+
+        /// The quote of `… on BASE-QUOTE` in Advanced Trade notes.
+        static func advancedTradeQuote(_ notes: String) -> String? {
+            guard let range = notes.range(of: " on ") else { return nil }
+            let pair = notes[range.upperBound...].prefix { !$0.isWhitespace }
+            let parts = pair.split(separator: "-")
+            guard parts.count == 2 else { return nil }
+            return parts[1].uppercased()
+        }
+
+        /// `2023-04-20T04:05:40Z`, `2024-03-19 16:02:44 UTC`, `2024-03-19 16:02 UTC`, `2021-06-05 16:36:56` → ISO 8601 UTC.
+        static func utcTimestamp(_ text: String) -> String? {
+            var t = text.trimmingCharacters(in: .whitespaces)
+            if t.hasSuffix(" UTC") { t = String(t.dropLast(4)) }
+            if ISODate.parseTimestamp(utf8: t.utf8) != nil { return t }
+            t = t.replacingOccurrences(of: " ", with: "T")
+            if t.count == 16 { t += ":00" }
+            let candidate = t + "Z"
+            return ISODate.parseTimestamp(utf8: candidate.utf8) != nil ? candidate : nil
+        }
+
+        // MARK: Binance
+
+        mutating func binance(_ records: [CSVRecord], fileName: String, offset: Int?) throws(ImportFailure) {
+            if let (at, cols) = header(records, required: ["Date(UTC)", "Market", "Type", "Price", "Amount", "Total", "Fee", "Fee Coin"]) {
+                binanceA(records, at: at, cols: cols, pairColumn: "Market", typeColumn: "Type")
+            } else if let (at, cols) = header(records, required: ["Date(UTC)", "Pair", "Base Asset", "Quote Asset", "Type", "Price", "Amount", "Total", "Fee", "Fee Coin"]) {
+                binanceA(records, at: at, cols: cols, pairColumn: "Pair", typeColumn: "Type")
+            } else if let (at, cols) = header(records, required: ["Date(UTC)", "Pair", "Side", "Price", "Executed", "Amount", "Fee"]) {
+                binanceB(records, at: at, cols: cols, timeColumn: "Date(UTC)", offset: 0)
+            } else if let (at, cols) = header(records, required: ["Time", "Pair", "Side", "Price", "Executed", "Amount", "Fee"]) {
+                guard let zone = offset ?? Self.offsetFromFileName(fileName) else {
+                    throw ImportFailure(problems: ["this Binance export gives times in the zone named only in its file name, e.g. '(UTC+7)'; keep Binance's file name or rename the file to include it"])
+                }
+                binanceB(records, at: at, cols: cols, timeColumn: "Time", offset: zone)
+            } else {
+                throw ImportFailure(problems: ["no Binance spot trade-history header found (e.g. 'Date(UTC),Pair,Side,Price,Executed,Amount,Fee')"])
+            }
+        }
+
+        /// Variants A and D: `Amount` is the base quantity, `Fee` a number with `Fee Coin`.
+        mutating func binanceA(_ records: [CSVRecord], at: Int, cols: [String: Int], pairColumn: String, typeColumn: String) {
+            for r in records.dropFirst(at + 1) {
+                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                let pair = cell(pairColumn).uppercased()
+                var base: String, quote: String
+                if !cell("Base Asset").isEmpty { base = cell("Base Asset").uppercased(); quote = cell("Quote Asset").uppercased() }
+                else if pair.contains("/") { let p = pair.split(separator: "/"); base = String(p.first ?? ""); quote = String(p.last ?? "") }
+                else { guard let split = Self.splitPair(pair) else { skip("unrecognised pair"); continue }; (base, quote) = split }
+                let side = cell(typeColumn).lowercased()
+                guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
+                guard ExchangeImport.usdQuotes.contains(quote) else {
+                    skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto"); continue
+                }
+                guard let price = number(cell("Price"), line: r.line, column: "Price"),
+                      var amount = number(cell("Amount"), line: r.line, column: "Amount"),
+                      let feeValue = number(cell("Fee").isEmpty ? "0" : cell("Fee"), line: r.line, column: "Fee") else { continue }
+                var fee: Decimal = 0
+                let feeCoin = cell("Fee Coin").uppercased()
+                if feeCoin == quote || ExchangeImport.usdQuotes.contains(feeCoin) { fee = feeValue }
+                else if feeCoin == base { if side == "buy" { amount -= feeValue } else { fee = feeValue * price } }
+                else if feeValue > 0 { skip("fee in \(feeCoin) not counted") }
+                guard let date = Self.utcTimestamp(cell("Date(UTC)")) else {
+                    problems.append("line \(r.line): Date(UTC) '\(TextEscaping.escaped(cell("Date(UTC)")))' is not a Binance time"); continue
+                }
+                add(line: r.line, type: side, coin: base, amount: amount, price: price, fee: fee, date: date, notes: "Binance \(pair)")
+            }
+        }
+
+        /// Variants B, C, C′: `Executed` (base) and `Amount` (quote) carry their asset as a suffix.
+        mutating func binanceB(_ records: [CSVRecord], at: Int, cols: [String: Int], timeColumn: String, offset: Int) {
+            for r in records.dropFirst(at + 1) {
+                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                let side = cell("Side").lowercased()
+                guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
+                let pair = cell("Pair").uppercased()
+                let (quoteNumber, quote) = Self.splitSuffix(cell("Amount"))
+                guard !quote.isEmpty, pair.hasSuffix(quote) else { problems.append("line \(r.line): cannot tell the quote asset of '\(pair)'"); continue }
+                let base = String(pair.dropLast(quote.count))
+                guard ExchangeImport.usdQuotes.contains(quote) else {
+                    skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto"); continue
+                }
+                let executed = cell("Executed").uppercased()
+                let executedNumber = executed.hasSuffix(base) ? String(executed.dropLast(base.count)) : executed
+                let (feeNumber, feeCoin) = Self.splitSuffix(cell("Fee"))
+                guard let price = number(cell("Price"), line: r.line, column: "Price"),
+                      var amount = number(executedNumber, line: r.line, column: "Executed"),
+                      number(quoteNumber, line: r.line, column: "Amount") != nil,
+                      let feeValue = number(feeNumber.isEmpty ? "0" : feeNumber, line: r.line, column: "Fee") else { continue }
+                var fee: Decimal = 0
+                if feeCoin == quote || ExchangeImport.usdQuotes.contains(feeCoin) { fee = feeValue }
+                else if feeCoin == base { if side == "buy" { amount -= feeValue } else { fee = feeValue * price } }
+                else if feeValue > 0 { skip("fee in \(feeCoin) not counted") }
+                var text = cell(timeColumn)
+                if timeColumn == "Time", text.count == 17 { text = "20" + text }
+                guard let local = Self.utcTimestamp(text), let parsed = ISODate.parseTimestamp(utf8: local.utf8) else {
+                    problems.append("line \(r.line): \(timeColumn) '\(TextEscaping.escaped(cell(timeColumn)))' is not a Binance time"); continue
+                }
+                let date = ISODate.format(parsed.addingTimeInterval(TimeInterval(-offset)))
+                add(line: r.line, type: side, coin: base, amount: amount, price: price, fee: fee, date: date, notes: "Binance \(pair)")
+            }
+        }
+
+        /// `0.002803BTC` → ("0.002803", "BTC"); a thousands-separated `"5,983.125USDT"` works too.
+        static func splitSuffix(_ text: String) -> (String, String) {
+            let t = text.trimmingCharacters(in: .whitespaces)
+            guard let firstLetter = t.lastIndex(where: { !$0.isLetter }).map({ t.index(after: $0) }) else { return ("", t.uppercased()) }
+            return (String(t[..<firstLetter]), String(t[firstLetter...]).uppercased())
+        }
+
+        /// `BTCUSDT` → (BTC, USDT), trying the longest known quote first, with Binance's known traps.
+        static func splitPair(_ pair: String) -> (String, String)? {
+            let exceptions: [String: (String, String)] = [
+                "ADAEUR": ("ADA", "EUR"), "BNBUSD": ("BNB", "USD"), "USDTUSD": ("USDT", "USD"),
+                "THETAEUR": ("THETA", "EUR"), "GALAEUR": ("GALA", "EUR"),
+            ]
+            if let e = exceptions[pair] { return e }
+            let quotes = ["FDUSD", "USDT", "USDC", "BUSD", "TUSD", "DAI", "USD", "EUR", "GBP", "TRY", "BRL", "BTC", "ETH", "BNB"]
+            for q in quotes where pair.hasSuffix(q) && pair.count > q.count { return (String(pair.dropLast(q.count)), q) }
+            return nil
+        }
+
+        /// `…(UTC+7).csv` → 25200; `(UTC--6)` means UTC−6.
+        static func offsetFromFileName(_ name: String) -> Int? {
+            guard let open = name.range(of: "(UTC") else { return nil }
+            let rest = name[open.upperBound...].prefix { $0 != ")" }
+            var sign = 1
+            var digits = Substring(rest)
+            if digits.hasPrefix("--") { sign = -1; digits = digits.dropFirst(2) }
+            else if digits.hasPrefix("-") { sign = -1; digits = digits.dropFirst() }
+            else if digits.hasPrefix("+") { digits = digits.dropFirst() }
+            if digits.isEmpty { return 0 }
+            let parts = digits.split(separator: ":")
+            guard let h = Int(parts[0]), h <= 14 else { return nil }
+            let m = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            return sign * (h * 3600 + m * 60)
+        }
+
+        // MARK: Kraken
+
+        mutating func kraken(_ records: [CSVRecord]) throws(ImportFailure) {
+            if header(records, required: ["txid", "refid", "time", "type", "asset", "amount"]) != nil {
+                throw ImportFailure(problems: ["this is a Kraken ledgers.csv; export trades.csv (History → Export → Trades) and import that"])
+            }
+            guard let (at, cols) = header(records, required: ["txid", "pair", "time", "type", "price", "cost", "fee", "vol"]) else {
+                throw ImportFailure(problems: ["no Kraken trades.csv header found (expected \"txid\",\"ordertxid\",\"pair\",\"time\",\"type\",…)"])
+            }
+            for r in records.dropFirst(at + 1) {
+                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                let side = cell("type").lowercased()
+                guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
+                if let margin = ExchangeNumber.parse(cell("margin")), margin != 0 { skip("margin"); continue }
+                guard let (base, quote) = Self.krakenPair(cell("pair").uppercased()) else { skip("unrecognised pair"); continue }
+                guard ExchangeImport.usdQuotes.contains(quote) else {
+                    skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto"); continue
+                }
+                guard let price = number(cell("price"), line: r.line, column: "price"),
+                      let vol = number(cell("vol"), line: r.line, column: "vol"),
+                      let fee = number(cell("fee").isEmpty ? "0" : cell("fee"), line: r.line, column: "fee") else { continue }
+                guard let date = Self.utcTimestamp(cell("time")) else {
+                    problems.append("line \(r.line): time '\(TextEscaping.escaped(cell("time")))' is not a Kraken time"); continue
+                }
+                let txid = cell("txid")
+                add(line: r.line, type: side, coin: base, amount: vol, price: price, fee: fee, date: date,
+                    notes: txid.isEmpty ? "Kraken" : "Kraken \(txid)")
+            }
+        }
+
+        static let krakenAssets: [String: String] = [
+            "XXBT": "BTC", "XBT": "BTC", "XETH": "ETH", "XLTC": "LTC", "XXRP": "XRP", "XXLM": "XLM", "XXMR": "XMR",
+            "XZEC": "ZEC", "XETC": "ETC", "XREP": "REP", "XMLN": "MLN", "XXDG": "DOGE", "XDG": "DOGE",
+            "ZUSD": "USD", "ZEUR": "EUR", "ZGBP": "GBP", "ZCAD": "CAD", "ZJPY": "JPY", "ZAUD": "AUD",
+        ]
+
+        static func krakenAsset(_ code: String) -> String {
+            var c = code
+            for suffix in [".S", ".M", ".P", ".HOLD"] where c.hasSuffix(suffix) { c = String(c.dropLast(suffix.count)) }
+            return krakenAssets[c] ?? c
+        }
+
+        /// `XXBTZUSD`, `SOL/EUR`, `DOTUSD` → (base, quote) with Kraken's legacy codes mapped.
+        static func krakenPair(_ pair: String) -> (String, String)? {
+            if pair.contains("/") {
+                let p = pair.split(separator: "/")
+                guard p.count == 2 else { return nil }
+                return (krakenAsset(String(p[0])), krakenAsset(String(p[1])))
+            }
+            if pair.count == 8, pair.hasPrefix("X"), Array(pair)[4] == "Z" || Array(pair)[4] == "X" {
+                return (krakenAsset(String(pair.prefix(4))), krakenAsset(String(pair.suffix(4))))
+            }
+            for q in ["USDT", "USDC", "ZUSD", "ZEUR", "DAI", "USD", "EUR", "GBP", "CAD", "JPY", "CHF", "XBT", "ETH"]
+            where pair.hasSuffix(q) && pair.count > q.count {
+                return (krakenAsset(String(pair.dropLast(q.count))), krakenAsset(q))
+            }
+            return nil
+        }
+    }
+}
