@@ -1,0 +1,155 @@
+import Foundation
+import PortfolioCore
+import Testing
+
+@Suite struct StoreTests {
+    @Test func pinnedFormatDecodesAndReencodesByteForByte() throws {
+        let bytes = try #require(FileManager.default.contents(atPath: fixtures.appendingPathComponent("portfolio-v1.json").path))
+        let p = try PortfolioCodec.decode(Array(bytes), path: "fixture")
+        #expect(p.transactions.count == 2)
+        #expect(p.transactions[0].notes == "first \"stack\"")
+        #expect(p.transactions[0].fee == 10)
+        #expect(p.transactions[1].amount == dec("0.000000000000000001"))
+        #expect(ISODate.format(p.transactions[1].date) == "2024-02-03T04:05:06.789Z")
+        #expect(p.watchlist.map(\.coinId) == ["solana"])
+        #expect(p.manualPrices.first?.price == dec("60000.5"))
+        #expect(PortfolioCodec.encode(p) == Array(bytes))
+    }
+
+    @Test func roundTripThroughTheFile() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = PortfolioStore(directory: dir + "/nested/bitpal")
+        #expect(try store.load() == Portfolio())
+        let txs = (0..<50).map { i in
+            Transaction(coinId: "bitcoin", type: .buy, amount: dec("0.\(i + 1)"), pricePerCoin: dec("12345.678901234567"),
+                        fee: dec("0.01"), date: day("2024-01-01").addingTimeInterval(TimeInterval(i) * 0.25),
+                        notes: i % 3 == 0 ? "note \(i)\twith\ncontrol\u{1}chars and ünïcödé" : nil)
+        }
+        try store.update { p in
+            try p.add(txs, now: day("2025-01-01"))
+            return (true, ())
+        }
+        let loaded = try store.load()
+        #expect(loaded.transactions == txs)
+        let mode = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let dirMode = try FileManager.default.attributesOfItem(atPath: store.directory)[.posixPermissions] as? Int
+        #expect(dirMode == 0o700)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.directory).filter { $0.contains(".tmp.") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("{\"version\": 1, \"transactions\": [", "line 1"),
+        ("{\n  \"version\": 1,\n  \"transactions\": [\n    {\"id\": 3}\n  ]\n}\n", "line 4"),
+        ("not json at all", "line 1"),
+        ("{\"format\":\"bitpal-portfolio\",\"version\":1,\"transactions\":[{\"id\":\"0a4f8e2c-1b3d-4e5f-8a9b-0c1d2e3f4a5b\",\"coinId\":\"bitcoin\",\"type\":\"buy\",\"amount\":\"12abc\",\"pricePerCoin\":\"1\",\"fee\":\"0\",\"date\":\"2024-01-01T00:00:00Z\",\"notes\":null}]}", "12abc"),
+        ("{\"transactions\": []}", "version"),
+        ("", "end of file"),
+    ])
+    func corruptFileIsRefusedAndLeftUntouched(_ content: String, _ mentions: String) throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = PortfolioStore(directory: dir)
+        FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
+        do {
+            _ = try store.load()
+            Issue.record("a corrupt file loaded")
+        } catch {
+            guard case .malformed(let detail) = error.reason else { Issue.record("wrong reason \(error)"); return }
+            #expect(detail.contains(mentions), "\(detail)")
+            #expect(error.path == store.path)
+        }
+        #expect(throws: StoreError.self) {
+            try store.update { p in
+                p.transactions.append(trade("2024-01-01 buy 1 bitcoin @ 1"))
+                return (true, ())
+            }
+        }
+        #expect(FileManager.default.contents(atPath: store.path) == Data(content.utf8))
+    }
+
+    @Test func newerVersionIsRefused() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = PortfolioStore(directory: dir)
+        let content = "{\"format\": \"bitpal-portfolio\", \"version\": 2, \"transactions\": [], \"future\": {}}\n"
+        FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
+        #expect(throws: StoreError(path: store.path, reason: .unsupportedVersion(2, highestSupported: 1))) { try store.load() }
+        #expect(throws: StoreError.self) { try store.update { _ in (true, ()) } }
+        #expect(FileManager.default.contents(atPath: store.path) == Data(content.utf8))
+        #expect(StoreError(path: "/x/portfolio.json", reason: .unsupportedVersion(2, highestSupported: 1)).description.contains("/x/portfolio.json"))
+    }
+
+    @Test func refusedChangeWritesNothing() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = PortfolioStore(directory: dir)
+        try store.update { p in
+            try p.add([trade("2024-01-01 buy 1 bitcoin @ 100")], now: day("2025-01-01"))
+            return (true, ())
+        }
+        let before = FileManager.default.contents(atPath: store.path)
+        #expect(throws: PortfolioError.self) {
+            try store.update { p in
+                try p.add([trade("2024-02-01 sell 2 bitcoin @ 100")], now: day("2025-01-01"))
+                return (true, ())
+            }
+        }
+        #expect(FileManager.default.contents(atPath: store.path) == before)
+    }
+
+    @Test func priceCacheRoundTripAndHistoryLimit() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cache = PriceCache(directory: dir)
+        #expect(try cache.load().isEmpty)
+        let q = Quote(coinId: "shiba-inu", price: dec("0.00000845"), change24h: dec("-1.1227372626130494"),
+                      marketCap: dec("4970602176"), time: day("2024-01-01T10:00:00Z"), sourceUpdatedAt: day("2024-01-01T09:59:00Z"),
+                      source: .coingecko)
+        try cache.append([q])
+        #expect(try cache.load() == [q])
+        let many = (0..<(PriceCache.historyLimit + 5)).map { i in
+            Quote(coinId: "bitcoin", price: Decimal(i + 1), time: day("2024-01-01").addingTimeInterval(TimeInterval(i)), source: .coingecko)
+        }
+        try cache.append(many)
+        let loaded = try cache.load()
+        #expect(loaded.filter { $0.coinId == "bitcoin" }.count == PriceCache.historyLimit)
+        #expect(loaded.last?.price == Decimal(PriceCache.historyLimit + 5))
+        #expect(loaded.contains(q))
+    }
+
+    @Test func dataLocationOrder() throws {
+        #expect(try DataLocation.resolve(explicit: "/a", environment: ["BITPAL_HOME": "/b"]) == "/a")
+        #expect(try DataLocation.resolve(explicit: nil, environment: ["BITPAL_HOME": "/b", "XDG_DATA_HOME": "/c"]) == "/b")
+        #expect(try DataLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/c", "HOME": "/h"]) == "/c/bitpal")
+        #expect(try DataLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"]) == "/h/.local/share/bitpal")
+        #expect(throws: StoreError.self) { try DataLocation.resolve(explicit: nil, environment: [:]) }
+    }
+}
+
+@Suite struct JSONTests {
+    @Test func writerEscapesAndOrders() {
+        let v = JSONValue.object([("b", .string("q\"\\\n\u{1}")), ("a", .array([])), ("n", .null), ("x", .number("3"))])
+        #expect(v.rendered() == "{\n  \"b\": \"q\\\"\\\\\\n\\u0001\",\n  \"a\": [],\n  \"n\": null,\n  \"x\": 3\n}\n")
+    }
+
+    @Test func readerReportsLineAndColumn() {
+        var r = JSONReader(bytes: Array("{\n  \"a\": [1,\n   2 3]\n}".utf8))
+        do {
+            try r.beginObject()
+            _ = try r.nextKey()
+            try r.skipValue()
+            Issue.record("no error")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.message.contains("expected ','"))
+        }
+    }
+
+    @Test func readerUnescapes() throws {
+        var r = JSONReader(bytes: Array("\"a\\u00e9\\ud83d\\ude00\\t\\/\"".utf8))
+        #expect(try r.readString() == "aé😀\t/")
+    }
+}
