@@ -37,6 +37,15 @@ public final class Context {
 
     var json: Bool { globals.json }
 
+    /// The zone for bare dates: `TZ` from the environment, else the system's.
+    var timeZone: TimeZone {
+        if let tz = environment.variables["TZ"], !tz.isEmpty,
+           let zone = TimeZone(identifier: tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) {
+            return zone
+        }
+        return TimeZone.current
+    }
+
     /// `--offline` or `BITPAL_OFFLINE=1` (any value but empty or 0).
     var offline: Bool {
         if globals.offline { return true }

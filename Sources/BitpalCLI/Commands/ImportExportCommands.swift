@@ -82,11 +82,12 @@ struct ImportCommand: Command {
             throw coinErrors[text.lowercased()] ?? PortfolioError.coinNotFound(query: text, suggestions: [])
         }
         let now = context.now
+        let zone = context.timeZone
         let plan: ImportPlan
         do {
             plan = try context.store().update { portfolio in
                 let plan = try TransactionImport.plan(rows, into: portfolio.transactions, now: now,
-                                                      allowDuplicates: allowDuplicates, resolveCoin: resolve)
+                                                      allowDuplicates: allowDuplicates, timeZone: zone, resolveCoin: resolve)
                 if dryRun || plan.added.isEmpty { return (false, plan) }
                 portfolio.transactions.append(contentsOf: plan.added)
                 return (true, plan)

@@ -48,7 +48,7 @@ struct AddCommand: Command {
     var coin: String
     var amount: Decimal
     var price: Decimal
-    var date: Date?
+    var date: DateInput?
     var fee: Decimal
     var note: String?
 
@@ -65,7 +65,7 @@ struct AddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let coin = try context.resolveCoin(self.coin)
         let tx = Transaction(coinId: coin.id, type: type, amount: amount, pricePerCoin: price, fee: fee,
-                             date: date ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
+                             date: date?.start(in: context.timeZone) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
         try ValueRules.check(tx, now: context.now)
         let now = context.now
         try context.store().update { portfolio in
@@ -95,22 +95,24 @@ struct ListCommand: Command {
 
     var coin: String?
     var type: TransactionType?
-    var since: Date?
-    var until: Date?
+    var since: DateInput?
+    var until: DateInput?
     var limit: Int?
 
     init(parsing a: inout ArgumentList) throws {
         coin = a.popOptionalPositional()
         type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
-        since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.dateBound(text, field: "--since", end: false) }
-        until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.dateBound(text, field: "--until", end: true) }
+        since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
+        until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.date(text, field: "--until") }
         limit = try a.popOption("--limit").map { text throws(UsageError) in try ArgumentList.positiveInt(text, field: "--limit") }
-        if let since, let until, since > until {
-            throw UsageError.conflict("--since is after --until")
-        }
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let since = self.since?.start(in: context.timeZone)
+        let until = self.until?.end(in: context.timeZone)
+        if let since, let until, since > until {
+            throw UsageError.conflict("--since is after --until")
+        }
         let coinId = try coin.map { try context.resolveCoin($0).id }
         let portfolio = try context.store().load()
         var selected: [Transaction] = []
@@ -172,7 +174,7 @@ struct EditCommand: Command {
     var type: TransactionType?
     var amount: Decimal?
     var price: Decimal?
-    var date: Date?
+    var date: DateInput?
     var fee: Decimal?
     var note: String?
 
@@ -193,13 +195,14 @@ struct EditCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let newCoin = try coin.map { try context.resolveCoin($0) }
         let now = context.now
+        let zone = context.timeZone
         let edited: Transaction = try context.store().update { portfolio in
             var t = try portfolio.transaction(matching: id)
             if let newCoin { t.coinId = newCoin.id }
             if let type { t.type = type }
             if let amount { t.amount = amount }
             if let price { t.pricePerCoin = price }
-            if let date { t.date = date }
+            if let date { t.date = date.start(in: zone) }
             if let fee { t.fee = fee }
             if let note { t.notes = note.isEmpty ? nil : note }
             try portfolio.replace(t, now: now)

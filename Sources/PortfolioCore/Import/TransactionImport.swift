@@ -117,7 +117,7 @@ public enum TransactionImport {
     /// - Throws: `ImportFailure` listing every failing row.
     public static func plan(
         _ rows: [ImportRow], into existing: [Transaction], now: Date, allowDuplicates: Bool,
-        resolveCoin: (String) throws -> String
+        timeZone: TimeZone = .current, resolveCoin: (String) throws -> String
     ) throws(ImportFailure) -> ImportPlan {
         var problems: [(Int, String)] = []
         var parsed: [(ImportRow, Transaction)] = []
@@ -140,7 +140,7 @@ public enum TransactionImport {
                         throw error
                     }
                 }
-                let tx = try transaction(from: row, coinId: coinId)
+                let tx = try transaction(from: row, coinId: coinId, timeZone: timeZone)
                 try ValueRules.check(tx, now: now)
                 if row.fields["id"].map({ !$0.isEmpty }) == true {
                     if let first = idsInFile[tx.id] {
@@ -204,7 +204,7 @@ public enum TransactionImport {
         return v
     }
 
-    static func transaction(from row: ImportRow, coinId: String) throws -> Transaction {
+    static func transaction(from row: ImportRow, coinId: String, timeZone: TimeZone) throws -> Transaction {
         let typeText = try field(row, "type")
         guard let type = TransactionType(rawValue: typeText.lowercased()) else {
             throw CommandError("type '\(TextEscaping.escaped(typeText))' is not buy or sell")
@@ -221,7 +221,7 @@ public enum TransactionImport {
         let dateText = try field(row, "date")
         let date: Date
         if let parts = ISODate.parseDay(utf8: dateText.utf8) {
-            date = ISODate.startOfDay(parts, in: TimeZone.current)
+            date = ISODate.startOfDay(parts, in: timeZone)
         } else if let d = ISODate.parseTimestamp(utf8: dateText.utf8) {
             date = ISODate.truncatedToMillis(d)
         } else {

@@ -1,0 +1,372 @@
+import BitpalCLI
+import Foundation
+import PortfolioCore
+import XCTest
+
+final class CLITests: XCTestCase {
+    /// Worked example A from accounting.md, entered through the CLI.
+    func exampleA() -> Sandbox {
+        let s = Sandbox()
+        s.ok(["add", "buy", "bitcoin", "1", "30000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "40000", "--date=2024-02-01"])
+        s.ok(["add", "sell", "BTC", "0.5", "50000", "--date", "2024-03-01"])
+        s.ok(["price", "set", "btc", "60000", "--date", "2024-06-01T11:30:00Z"])
+        return s
+    }
+
+    func testWorkedExampleAInJSONToTheCent() throws {
+        let s = exampleA()
+        let holdings = s.ok(["holdings", "--json"]).out
+        XCTAssertEqual(holdings, """
+        {
+          "holdings": [
+            {
+              "coinId": "bitcoin",
+              "symbol": "btc",
+              "name": "Bitcoin",
+              "totalAmount": "1.5",
+              "avgCost": "35000",
+              "totalCost": "52500.00",
+              "currentPrice": "60000",
+              "currentValue": "90000.00",
+              "profitLoss": "37500.00",
+              "profitLossPercentage": "71.43",
+              "priceUpdatedAt": "2024-06-01T11:30:00Z"
+            }
+          ],
+          "pricesAsOf": "2024-06-01T11:30:00Z",
+          "stale": false
+        }
+
+        """)
+        let summary = s.ok(["--json", "summary"]).out
+        for field in [#""totalValue": "90000.00""#, #""totalOpenCost": "52500.00""#, #""totalClosedCost": "17500.00""#,
+                      #""unrealizedPnL": "37500.00""#, #""realizedPnL": "7500.00""#, #""totalPnL": "45000.00""#,
+                      #""totalPnLPercentage": "64.29""#, #""holdingsCount": 1"#, #""unpricedCount": 0"#, #""stale": false"#] {
+            XCTAssertTrue(summary.contains(field), "missing \(field) in \(summary)")
+        }
+    }
+
+    func testWorkedExampleBClosedPosition() {
+        let s = Sandbox()
+        s.ok(["add", "buy", "ethereum", "2", "1000", "--fee", "10", "--date", "2024-01-01"])
+        s.ok(["add", "sell", "eth", "2", "1500", "--fee", "15", "--date", "2024-02-01"])
+        s.ok(["add", "buy", "eth", "1", "2000", "--date", "2024-03-01"])
+        let closed = s.ok(["closed", "--json"]).out
+        XCTAssertEqual(closed, """
+        [
+          {
+            "coinId": "ethereum",
+            "symbol": "eth",
+            "name": "Ethereum",
+            "totalQuantity": "2",
+            "avgCostPrice": "1005",
+            "avgSellPrice": "1500",
+            "realizedPnL": "975.00",
+            "realizedPnLPercentage": "48.51",
+            "openedDate": "2024-01-01T00:00:00Z",
+            "closedDate": "2024-02-01T00:00:00Z"
+          }
+        ]
+
+        """)
+        XCTAssertTrue(s.ok(["holdings", "--json"]).out.contains(#""avgCost": "2000""#))
+    }
+
+    func testWorkedExampleCNoDust() {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "0.1", "10", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "0.2", "10", "--date", "2024-01-02"])
+        s.ok(["add", "sell", "btc", "0.3", "20", "--date", "2024-01-03"])
+        XCTAssertTrue(s.ok(["holdings", "--json"]).out.contains(#""holdings": []"#))
+        XCTAssertTrue(s.ok(["summary", "--json"]).out.contains(#""realizedPnL": "3.00""#))
+    }
+
+    func testWorkedExampleDBackDatedSellRefusedAndNothingWritten() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-10"])
+        s.ok(["add", "sell", "btc", "1", "200", "--date", "2024-02-01"])
+        let before = s.storeBytes
+        let r = s.run(["add", "sell", "btc", "0.5", "150", "--date", "2024-01-20"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.hasPrefix("error: This would break the later sell of 1 bitcoin on 2024-02-01"), r.err)
+        XCTAssertEqual(r.err.filter { $0 == "\n" }.count, 1)
+        XCTAssertEqual(s.storeBytes, before)
+    }
+
+    /// Every refusal: one `error:` line, the right exit code, the store byte-for-byte unchanged.
+    func testBadInputTable() {
+        let cases: [(args: [String], code: ExitCode, message: String)] = [
+            (["add", "buy", "btc", "12abc", "1"], .usage, "Amount '12abc' is not a plain decimal number"),
+            (["add", "buy", "btc", "1,5", "1"], .usage, "Amount '1,5'"),
+            (["add", "buy", "btc", "1e5", "1"], .usage, "Amount '1e5'"),
+            (["add", "buy", "btc", "-5", "1"], .usage, "Amount '-5'"),
+            (["add", "buy", "btc", " 1", "1"], .usage, "Amount ' 1'"),
+            (["add", "buy", "btc", "", "1"], .usage, "Amount ''"),
+            (["add", "buy", "btc", "1", "abc"], .usage, "Price 'abc'"),
+            (["add", "buy", "btc", "1", "1", "--fee", "x"], .usage, "Fee 'x'"),
+            (["add", "buy", "btc", "1", "1", "--date", "2024-02-30"], .usage, "Date '2024-02-30' is not a date"),
+            (["add", "buy", "btc", "1", "1", "--date", "yesterday"], .usage, "is not a date"),
+            (["add", "hold", "btc", "1", "1"], .usage, "type must be one of buy, sell, not 'hold'"),
+            (["add", "buy", "btc", "1"], .usage, "missing PRICE"),
+            (["add", "buy", "btc", "1", "1", "extra"], .usage, "unexpected argument 'extra'"),
+            (["add", "buy", "btc", "1", "1", "--fe", "1"], .usage, "unknown option '--fe' for 'add'. Did you mean '--fee'?"),
+            (["add", "buy", "btc", "1", "1", "--fee"], .usage, "option '--fee' needs a value"),
+            (["add", "buy", "btc", "1", "1", "--fee", "1", "--fee", "2"], .usage, "given more than once"),
+            (["holdigns"], .usage, "unknown command 'holdigns'. Did you mean 'holdings'?"),
+            (["price", "sett"], .usage, "Did you mean 'set'?"),
+            (["coins"], .usage, "'coins' needs one of: search, update"),
+            (["--frobnicate"], .usage, "unknown option '--frobnicate'"),
+            (["holdings", "--sort", "size"], .usage, "--sort must be one of value, pnl, name, amount"),
+            (["list", "--limit", "-1"], .usage, "--limit '-1' is not a whole number"),
+            (["add", "buy", "btc", "0", "1"], .failure, "Amount must be greater than zero"),
+            (["add", "buy", "btc", "1", "0"], .failure, "Price must be greater than zero"),
+            (["add", "buy", "btc", "0.1234567890123456789", "1"], .failure, "more than 18 fractional digits"),
+            (["add", "buy", "btc", "1", "1", "--date", "2030-01-01"], .failure, "Transaction date cannot be in the future"),
+            (["add", "buy", "xyzcoin", "1", "1"], .failure, "Cryptocurrency 'xyzcoin' not found"),
+            (["add", "buy", "bitcoinn", "1", "1"], .failure, "Did you mean 'bitcoin'"),
+            (["add", "sell", "btc", "5", "1"], .failure, "You only own 1 bitcoin. Cannot sell 5."),
+            (["edit", "zzzz", "--price", "1"], .failure, "No transaction matches 'zzzz'"),
+            (["edit", "ab", "--price", "1"], .failure, "too short"),
+            (["delete", "ffffffff"], .failure, "No transaction matches"),
+            (["watch", "remove", "solana"], .failure, "'solana' is not in your watchlist"),
+            (["price", "refresh"], .usage, "cannot run offline"),
+        ]
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        let before = s.storeBytes
+        for c in cases {
+            let r = s.run(c.args)
+            XCTAssertEqual(r.code, c.code, "\(c.args): \(r)")
+            XCTAssertTrue(r.err.hasPrefix("error: ") && r.err.contains(c.message), "\(c.args): \(r.err)")
+            XCTAssertEqual(r.err.filter { $0 == "\n" }.count, 1, "\(c.args): more than one line: \(r.err)")
+            XCTAssertEqual(r.out, "", "\(c.args) printed to stdout")
+            XCTAssertEqual(s.storeBytes, before, "\(c.args) changed the store")
+        }
+    }
+
+    func testCorruptStoreIsNeverOverwritten() {
+        let s = Sandbox()
+        let garbage = "{\n  \"version\": 1,\n  \"transactions\": [ oops\n"
+        _ = s.write("portfolio.json", garbage)
+        for args in [["add", "buy", "btc", "1", "1"], ["holdings"], ["list"], ["price", "set", "btc", "1"], ["watch", "add", "eth"]] {
+            let r = s.run(args)
+            XCTAssertEqual(r.code, .failure, "\(args)")
+            XCTAssertTrue(r.err.contains(s.storePath) && r.err.contains("line 3"), r.err)
+        }
+        XCTAssertEqual(s.storeBytes, Data(garbage.utf8))
+    }
+
+    func testAddPrintsTheTransactionWithItsId() throws {
+        let s = Sandbox()
+        let r = s.ok(["add", "buy", "btc", "0.5", "42000", "--fee", "1.5", "--note", "first\u{1b}[31m", "--date", "2024-01-01T10:00:00Z"])
+        XCTAssertTrue(r.out.hasPrefix("Added buy 0.5 BTC (Bitcoin) at $42,000.00, fee $1.50, total $21,001.50, on 2024-01-01 10:00 UTC — first\\u{1b}[31m\nid "), r.out)
+        let id = try XCTUnwrap(r.out.split(separator: "\n").last).dropFirst(3)
+        XCTAssertEqual(try s.loadPortfolio().transactions.first?.id.uuidString.lowercased(), String(id))
+        XCTAssertEqual(try s.loadPortfolio().transactions.first?.notes, "first\u{1b}[31m")
+        let json = s.ok(["add", "buy", "btc", "1", "1", "--json", "--date", "2024-01-02"]).out
+        XCTAssertTrue(json.contains(#""pricePerCoin": "1""#) && json.hasPrefix("{"))
+    }
+
+    func testBareDateIsLocalMidnight() throws {
+        let s = Sandbox()
+        s.variables["TZ"] = "America/New_York"
+        s.ok(["add", "buy", "btc", "1", "1", "--date", "2024-05-01"])
+        s.ok(["add", "buy", "btc", "1", "1", "--date", "2024-01-10"])
+        XCTAssertEqual(try s.loadPortfolio().transactions.map { ISODate.format($0.date) }, ["2024-05-01T04:00:00Z", "2024-01-10T05:00:00Z"])
+    }
+
+    func testListFiltersAndOrder() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "eth", "2", "10", "--date", "2024-01-15T12:00:00Z"])
+        s.ok(["add", "sell", "btc", "0.5", "200", "--date", "2024-02-01"])
+        s.ok(["add", "buy", "btc", "1", "300", "--date", "2024-03-01"])
+        func coins(_ args: [String]) -> [String] {
+            let out = s.ok(["list", "--json"] + args).out
+            return out.components(separatedBy: "\"coinId\": \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+        func amounts(_ args: [String]) -> [String] {
+            let out = s.ok(["list", "--json"] + args).out
+            return out.components(separatedBy: "\"amount\": \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+        XCTAssertEqual(amounts([]), ["1", "0.5", "2", "1"])
+        XCTAssertEqual(coins(["eth"]), ["ethereum"])
+        XCTAssertEqual(amounts(["--type", "sell"]), ["0.5"])
+        XCTAssertEqual(amounts(["--since", "2024-01-15", "--until", "2024-02-01"]), ["0.5", "2"])
+        XCTAssertEqual(amounts(["--until", "2024-01-15"]), ["2", "1"])
+        XCTAssertEqual(amounts(["--limit", "2"]), ["1", "0.5"])
+        XCTAssertEqual(s.run(["list", "--since", "2024-03-01", "--until", "2024-01-01"]).code, .usage)
+        XCTAssertEqual(s.ok(["list", "--json", "doge"]).out, "[]\n")
+    }
+
+    func testEditAndDelete() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "sell", "btc", "1", "200", "--date", "2024-02-01"])
+        let ids = try s.loadPortfolio().transactions.map { $0.id.uuidString.lowercased() }
+        var r = s.run(["edit", String(ids[0].prefix(6)), "--amount", "0.5"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("This would break the later sell"), r.err)
+        r = s.run(["delete", String(ids[0].prefix(8))])
+        XCTAssertEqual(r.code, .failure)
+        s.ok(["edit", String(ids[0].prefix(6)).uppercased(), "--amount", "2", "--note", "more"])
+        XCTAssertEqual(try s.loadPortfolio().transactions[0].amount, 2)
+        XCTAssertEqual(try s.loadPortfolio().transactions[0].notes, "more")
+        XCTAssertEqual(s.run(["edit", ids[1]]).code, .usage)
+        s.ok(["delete", ids[1], String(ids[0].prefix(4))])
+        XCTAssertTrue(try s.loadPortfolio().transactions.isEmpty)
+    }
+
+    func testHelpVersionAndSuggestions() {
+        let s = Sandbox()
+        let help = s.ok(["--help"]).out
+        for name in ["add", "list", "edit", "delete", "holdings", "closed", "summary", "price set", "price list",
+                     "price refresh", "price history", "import", "export", "watch add", "coins search", "widget",
+                     "completions", "demo"] {
+            XCTAssertTrue(help.contains("  \(name) "), "help lacks \(name)")
+        }
+        XCTAssertEqual(s.ok([]).out, help)
+        XCTAssertEqual(s.ok(["--version"]).out, "bitpal \(CLI.version)\n")
+        let add = s.ok(["help", "add"]).out
+        XCTAssertTrue(add.hasPrefix("Usage: bitpal add buy|sell COIN AMOUNT PRICE [--date DATE] [--fee FEE] [--note TEXT]"))
+        XCTAssertEqual(s.ok(["add", "--help"]).out, add)
+        XCTAssertEqual(s.ok(["price", "refresh", "-h"]).out, s.ok(["help", "price", "refresh"]).out)
+        XCTAssertEqual(s.run(["help", "nope"]).code, .usage)
+    }
+
+    func testColourOnlyOnATerminal() {
+        let s = exampleA()
+        XCTAssertFalse(s.run(["holdings"]).out.contains("\u{1b}["))
+        XCTAssertTrue(s.run(["holdings"], terminal: true).out.contains("\u{1b}[32m"))
+        XCTAssertFalse(s.run(["holdings", "--no-color"], terminal: true).out.contains("\u{1b}["))
+        s.variables["NO_COLOR"] = "1"
+        XCTAssertFalse(s.run(["holdings"], terminal: true).out.contains("\u{1b}["))
+    }
+
+    func testStalePricesAreMarked() {
+        let s = exampleA()
+        s.now = s.now.addingTimeInterval(3 * 3600)
+        XCTAssertTrue(s.ok(["holdings", "--json"]).out.contains(#""stale": true"#))
+        XCTAssertTrue(s.ok(["holdings"]).out.contains("STALE"))
+        XCTAssertTrue(s.ok(["widget", "--json"]).out.contains(#""stale": true"#))
+    }
+
+    func testWatchlist() {
+        let s = Sandbox()
+        s.ok(["watch", "add", "eth", "btc", "doge"])
+        let dup = s.run(["watch", "add", "sol", "eth"])
+        XCTAssertEqual(dup.code, .failure)
+        XCTAssertEqual(dup.err, "error: This coin is already in your watchlist\n")
+        XCTAssertFalse(s.ok(["watch", "--json"]).out.contains("solana"))
+        s.ok(["price", "set", "btc", "100", "--date", "2024-06-01T11:30:00Z"])
+        s.ok(["price", "set", "eth", "200", "--date", "2024-06-01T11:30:00Z"])
+        let names = s.ok(["watch", "list"]).out.split(separator: "\n").dropFirst().map { String($0.prefix(4)).trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(names, ["BTC", "ETH", "DOGE"])
+        let byPrice = s.ok(["watch", "--sort", "price"]).out.split(separator: "\n").dropFirst().map { String($0.prefix(4)).trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(byPrice, ["ETH", "BTC", "DOGE"])
+        s.ok(["watch", "remove", "doge"])
+        XCTAssertFalse(s.ok(["watch", "--json"]).out.contains("dogecoin"))
+    }
+
+    func testCoinsSearch() {
+        let s = Sandbox()
+        let out = s.ok(["coins", "search", "doge", "--json"]).out
+        XCTAssertTrue(out.hasPrefix("[\n  {\n    \"id\": \"dogecoin\""), out)
+        XCTAssertEqual(s.run(["coins", "update"]).code, .usage)
+    }
+
+    func testDemoNeverTouchesTheUsersData() {
+        let s = Sandbox(now: "2026-11-22T02:00:00Z")
+        let r = s.ok(["demo"])
+        XCTAssertTrue(r.out.contains("$ bitpal holdings") && r.out.contains("$ bitpal summary") && r.out.contains("Bitcoin"))
+        XCTAssertNil(s.storeBytes)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: s.dir))
+        let keep = s.dir + "/keep"
+        s.ok(["demo", "--keep", keep])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: keep + "/portfolio.json"))
+        XCTAssertEqual(s.run(["demo", "--keep", keep]).code, .failure)
+    }
+
+    func testGoldenReports() {
+        let s = exampleA()
+        s.ok(["add", "buy", "ethereum", "2", "1000", "--fee", "10", "--date", "2024-01-01"])
+        s.ok(["add", "sell", "ethereum", "2", "1500", "--fee", "15", "--date", "2024-02-01"])
+        s.ok(["add", "buy", "shiba-inu", "100000000", "0.00000845", "--date", "2024-04-01", "--note", "tiny"])
+        s.ok(["add", "buy", "cardano", "1000", "0.5", "--date", "2024-04-02"])
+        s.ok(["price", "set", "shiba-inu", "0.00001", "--date", "2024-06-01T11:00:00Z"])
+        let scenario = "example A (BTC 1 @ 30000, 1 @ 40000, sell 0.5 @ 50000; price 60000), a closed ETH cycle, SHIB, unpriced ADA"
+        assertGolden("holdings", scenario: scenario, command: "bitpal holdings", output: s.ok(["holdings"]).out)
+        assertGolden("summary", scenario: scenario, command: "bitpal summary", output: s.ok(["summary"]).out)
+        assertGolden("closed", scenario: scenario, command: "bitpal closed", output: s.ok(["closed"]).out)
+        assertGolden("list", scenario: scenario, command: "bitpal list", output: s.ok(["list"]).out
+            .split(separator: "\n").map { String($0.dropFirst(10)) }.joined(separator: "\n") + "\n")
+        assertGolden("price-list", scenario: scenario, command: "bitpal price list", output: s.ok(["price", "list"]).out)
+        assertGolden("widget-large", scenario: scenario, command: "bitpal widget --size large", output: s.ok(["widget", "--size", "large"]).out)
+    }
+
+    func testImportExportRoundTripThroughTheCLI() throws {
+        let s = exampleA()
+        s.ok(["add", "buy", "eth", "0.000000000000000001", "1234.567890123456789", "--date", "2024-01-05", "--note", "a,\"b\"\nc"])
+        let csv = s.ok(["export"]).out
+        let json = s.ok(["export", "--format", "json"]).out
+        let t = Sandbox()
+        let file = t.write("backup.csv", csv)
+        XCTAssertEqual(t.ok(["import", file]).out, "Imported 4 transactions; skipped 0 already recorded.\n")
+        XCTAssertEqual(t.ok(["import", file, "--json"]).out, "{\n  \"imported\": 0,\n  \"skipped\": 4\n}\n")
+        let original = Ledger.chronological(try s.loadPortfolio().transactions)
+        XCTAssertEqual(try t.loadPortfolio().transactions, original)
+        t.ok(["price", "set", "btc", "60000", "--date", "2024-06-01T11:30:00Z"])
+        XCTAssertEqual(t.ok(["holdings", "--json"]).out, s.ok(["holdings", "--json"]).out)
+        XCTAssertEqual(t.ok(["summary", "--json"]).out, s.ok(["summary", "--json"]).out)
+        let u = Sandbox()
+        u.ok(["import", u.write("backup.json", json)])
+        XCTAssertEqual(try u.loadPortfolio().transactions, original)
+        let v = Sandbox()
+        v.ok(["import", "-", "--format", "json"].map { $0 }, stdinText: json)
+        XCTAssertEqual(try v.loadPortfolio().transactions, original)
+    }
+
+    func testImportIsAllOrNothingAndDryRunWritesNothing() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        let before = s.storeBytes
+        let bad = s.write("bad.csv", "type,coin,amount,price,date\nbuy,btc,1,100,2024-01-02\nbuy,btc,x,100,2024-01-02\nsell,btc,9,1,2024-01-03\n")
+        let r = s.run(["import", bad])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertEqual(r.err, """
+        error: line 3: Amount 'x' is not a plain decimal number (use digits and an optional '.', e.g. 0.25)
+        error: line 4: You only own 2 bitcoin. Cannot sell 9.
+        error: 2 problems found; nothing was imported
+
+        """)
+        XCTAssertEqual(s.storeBytes, before)
+        let good = s.write("good.csv", "type,coin,amount,price,date\nbuy,btc,1,100,2024-01-02\n")
+        XCTAssertEqual(s.ok(["import", good, "--dry-run"]).out, "Dry run: would import 1 and skip 0 already recorded. Nothing was written.\n")
+        XCTAssertEqual(s.storeBytes, before)
+        XCTAssertEqual(s.run(["import", s.dir + "/missing.csv"]).code, .failure)
+    }
+
+    func testCompletionScriptsParse() throws {
+        let s = Sandbox()
+        for shell in ["bash", "zsh", "fish"] {
+            let script = s.ok(["completions", shell]).out
+            XCTAssertTrue(script.contains("price") && script.contains(shell == "fish" ? "-l fee" : "--fee"), shell)
+            let checker = shell == "bash" ? "/bin/bash" : "/usr/bin/\(shell)"
+            guard FileManager.default.isExecutableFile(atPath: checker) else { continue }
+            let path = s.write("completion.\(shell)", script)
+            let r = try runProcess(checker, ["-n", path], env: [:])
+            XCTAssertEqual(r.status, 0, "\(shell) -n: \(r.err)")
+        }
+        XCTAssertEqual(s.run(["completions", "tcsh"]).code, .usage)
+    }
+}
+
+extension Sandbox {
+    @discardableResult
+    func ok(_ args: [String], stdinText: String, file: StaticString = #filePath, line: UInt = #line) -> CLIResult {
+        let r = run(args, stdin: stdinText)
+        XCTAssertEqual(r.code, .success, "\(args) → \(r)", file: file, line: line)
+        return r
+    }
+}
