@@ -116,3 +116,8 @@ func runProcess(_ path: String, _ args: [String], env: [String: String], stdin: 
     return ProcessResult(out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self),
                          status: p.terminationStatus, signaled: p.terminationReason == .uncaughtSignal)
 }
+
+/// A Decimal from a literal string; never through Double.
+func dec(_ text: String) -> Decimal {
+    (try? Decimal(parsing: text)) ?? Decimal.nan
+}
