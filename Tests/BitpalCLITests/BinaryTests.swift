@@ -1,0 +1,186 @@
+import Foundation
+import PortfolioCore
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `bitpal` binary as separate processes: real exit codes, stdout/stderr routing,
+/// concurrent writers, a writer killed mid-write, and a write that fails.
+final class BinaryTests: XCTestCase {
+    var dir = ""
+    var env: [String: String] = [:]
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.path + "/bitpal-bin-\(UUID().uuidString)"
+        env = ["BITPAL_HOME": dir, "BITPAL_OFFLINE": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin",
+               "SWIFT_BACKTRACE": "enable=no"]
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    func bitpal(_ args: [String], stdin: String? = nil) throws -> ProcessResult {
+        try runProcess(try bitpalBinary(), args, env: env, stdin: stdin)
+    }
+
+    func load() throws -> Portfolio { try PortfolioStore(directory: dir).load() }
+
+    func testExitCodesAndStreams() throws {
+        var r = try bitpal(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.out.hasPrefix("Added buy 1 BTC"))
+        XCTAssertEqual(r.err, "")
+        r = try bitpal(["add", "buy", "btc", "12abc", "100"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.out, "")
+        XCTAssertTrue(r.err.hasPrefix("error: Amount '12abc'"))
+        r = try bitpal(["add", "sell", "btc", "2", "100"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.err, "error: You only own 1 bitcoin. Cannot sell 2.\n")
+        r = try bitpal(["holdings", "--json"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.out.hasPrefix("{\n  \"holdings\": ["))
+        env["BITPAL_OFFLINE"] = nil
+        env["BITPAL_API_URL"] = "http://127.0.0.1:1/api/v3"
+        r = try bitpal(["price", "refresh"])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.err.hasPrefix("error: cannot reach the price service"), r.err)
+        r = try bitpal(["import", "-"], stdin: "type,coin,amount,price,date\nbuy,eth,1,10,2024-01-01\n")
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try load().transactions.count, 2)
+    }
+
+    /// 8 writer processes × 25 adds each at once: every transaction is there.
+    func testConcurrentWritersLoseNothing() throws {
+        let binary = try bitpalBinary()
+        let writers = 8, each = 25
+        let group = DispatchGroup()
+        let failures = Failures()
+        for w in 0..<writers {
+            group.enter()
+            Thread.detachNewThread { [env] in
+                for i in 0..<each {
+                    let note = "w\(w)-\(i)"
+                    let r = try? runProcess(binary, ["add", "buy", "btc", "0.001", "100", "--date", "2024-01-01", "--note", note], env: env)
+                    if r?.status != 0 { failures.add("\(note): \(r?.err ?? "no result")") }
+                }
+                group.leave()
+            }
+        }
+        // A reader loop alongside: every read sees a whole, valid store.
+        var reads = 0
+        while group.wait(timeout: .now() + 0.01) == .timedOut {
+            let r = try runProcess(binary, ["holdings", "--json"], env: env)
+            XCTAssertEqual(r.status, 0, r.err)
+            reads += 1
+        }
+        XCTAssertEqual(failures.all, [])
+        let notes = Set(try load().transactions.compactMap(\.notes))
+        XCTAssertEqual(notes.count, writers * each)
+        XCTAssertGreaterThan(reads, 0)
+    }
+
+    /// Writers killed with SIGKILL at random moments: the store is always readable and
+    /// holds exactly the transactions of the writes that finished (and maybe the one killed).
+    func testKillMidWriteNeverCorrupts() throws {
+        let binary = try bitpalBinary()
+        // A store big enough that a write takes a while.
+        var rows = "type,coin,amount,price,date,notes\n"
+        for i in 0..<3000 { rows += "buy,btc,0.01,100,2024-01-01T00:00:\(String(format: "%02d", i % 60))Z,seed \(i)\n" }
+        XCTAssertEqual(try bitpal(["import", "-"], stdin: rows).status, 0)
+        var count = try load().transactions.count
+        var killed = 0
+        for round in 0..<30 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = round % 3 == 0
+                ? ["import", "-"]
+                : ["add", "buy", "btc", "1", "100", "--date", "2024-02-01", "--note", "round \(round)"]
+            p.environment = env
+            let input = Pipe()
+            p.standardInput = input
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            if round % 3 == 0 {
+                input.fileHandleForWriting.write(Data("type,coin,amount,price,date,notes\nbuy,eth,1,1,2024-03-01,import \(round)\nbuy,eth,2,1,2024-03-01,import \(round)\n".utf8))
+            }
+            try? input.fileHandleForWriting.close()
+            usleep(UInt32.random(in: 0...40_000))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            if p.terminationReason == .uncaughtSignal { killed += 1 }
+            let now = try load().transactions.count  // throws if the store were half-written
+            let added = round % 3 == 0 ? 2 : 1
+            XCTAssertTrue(now == count || now == count + added, "round \(round): \(count) → \(now)")
+            count = now
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp.") }
+        XCTAssertLessThanOrEqual(leftovers.count, 30, "temp files of killed writers are harmless and bounded")
+        XCTAssertGreaterThan(killed, 0)
+    }
+
+    /// A write that cannot finish (file size limit) leaves the old store and says why.
+    func testFailedWriteKeepsTheOldStore() throws {
+        XCTAssertEqual(try bitpal(["add", "buy", "btc", "1", "100", "--date", "2024-01-01", "--note", String(repeating: "x", count: 3000)]).status, 0)
+        let before = FileManager.default.contents(atPath: dir + "/portfolio.json")
+        let shell = "ulimit -f 4; exec \"$0\" \"$@\""
+        var shellEnv = env
+        shellEnv["BITPAL_NOTE"] = String(repeating: "y", count: 3000)
+        let r = try runProcess("/bin/sh", ["-c", shell, try bitpalBinary(), "add", "buy", "btc", "1", "100", "--date", "2024-01-02",
+                                           "--note", String(repeating: "y", count: 3000)], env: shellEnv)
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssertTrue(r.err.hasPrefix("error: could not write \(dir)/portfolio.json: File too large (nothing was changed)"), r.err)
+        XCTAssertEqual(FileManager.default.contents(atPath: dir + "/portfolio.json"), before)
+        XCTAssertEqual(try load().transactions.count, 1)
+    }
+
+    /// Generated argument vectors and inputs: never a crash, only exit 0–3 with a message, and the
+    /// store unchanged whenever the command failed.
+    func testFuzzedArgumentsNeverCrash() throws {
+        XCTAssertEqual(try bitpal(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"]).status, 0)
+        var generator = SplitMix(seed: 0xB17_0A1)
+        let words = ["add", "buy", "sell", "btc", "eth", "list", "edit", "delete", "holdings", "closed", "summary", "price",
+                     "set", "list", "history", "watch", "remove", "coins", "search", "widget", "import", "export", "help",
+                     "--json", "--date", "--fee", "--note", "--limit", "--sort", "--since", "--until", "--type", "--size",
+                     "--format", "--dry-run", "--", "-", "-5", "0", "1", "0.5", "1e5", "12abc", "2024-01-01", "2030-01-01",
+                     "", " ", "\u{1b}[31m", "é", "9999999999999999999999999999999999999999", "0.0000000000000000001",
+                     "--data-dir", "--offline", "--help", "--version", "value", "pnl", "csv", "json", "large", "completions", "fish"]
+        for _ in 0..<150 {
+            let count = Int(generator.next() % 6) + 1
+            let args = (0..<count).map { _ in words[Int(generator.next() % UInt64(words.count))] }
+                .filter { $0 != "--data-dir" && $0 != "demo" }
+            let before = FileManager.default.contents(atPath: dir + "/portfolio.json")
+            let r = try bitpal(args, stdin: "")
+            XCTAssertFalse(r.signaled, "\(args) crashed: \(r.err)")
+            XCTAssertTrue((0...3).contains(r.status), "\(args) → \(r.status)")
+            if r.status != 0 {
+                XCTAssertTrue(r.err.hasPrefix("error: ") || r.err.contains("\nerror: "), "\(args) failed without a message: \(r.err)")
+                XCTAssertEqual(FileManager.default.contents(atPath: dir + "/portfolio.json"), before, "\(args) failed but changed the store")
+            }
+        }
+    }
+}
+
+/// Thread-safe list of failure messages.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// A small deterministic generator for fuzz inputs.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
