@@ -1,1 +1,222 @@
-print("x")
+// bitpal-bench: times the release `bitpal` binary as whole processes on deterministic
+// synthetic portfolios and prints a table (median and range of the runs, peak RSS).
+//
+//   swift build -c release && swift run -c release bitpal-bench [--sizes 10000,100000,1000000] [--runs 5]
+import Foundation
+import PortfolioCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Options {
+    var sizes = [10_000, 100_000, 1_000_000]
+    var runs = 5
+    var binary: String?
+
+    init(_ args: [String]) {
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            let next = i + 1 < args.count ? args[i + 1] : ""
+            switch a {
+            case "--sizes": sizes = next.split(separator: ",").compactMap { Int($0) }; i += 1
+            case "--runs": runs = max(1, Int(next) ?? 5); i += 1
+            case "--binary": binary = next; i += 1
+            default:
+                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--binary PATH]\n".utf8))
+                exit(2)
+            }
+            i += 1
+        }
+    }
+}
+
+/// Deterministic random numbers (SplitMix64).
+struct Generator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: UInt64) -> UInt64 { next() % n }
+}
+
+/// `units` of 10^-18 as a plain decimal literal.
+func literal(units: Int128) -> String {
+    let scale: Int128 = 1_000_000_000_000_000_000
+    let whole = units / scale
+    var frac = String(units % scale)
+    frac = String(repeating: "0", count: 18 - frac.count) + frac
+    while frac.hasSuffix("0") { frac.removeLast() }
+    return frac.isEmpty ? String(whole) : "\(whole).\(frac)"
+}
+
+/// N transactions over 50 catalog coins: ~30% sells (never more than held), fees on some,
+/// 8- and 18-digit amounts, dates spread over 5 years, oldest first.
+func synthesize(_ n: Int) -> (transactions: [Transaction], csv: String) {
+    var g = Generator(state: 0xB17_9A1 &+ UInt64(n))
+    let coins = Array(CoinCatalog.builtin.prefix(50)).map(\.id)
+    var held = [Int128](repeating: 0, count: coins.count)
+    var txs: [Transaction] = []
+    txs.reserveCapacity(n)
+    var csv = "type,coin,amount,price,date,fee\n"
+    csv.reserveCapacity(n * 80)
+    let start = 1_577_836_800.0  // 2020-01-01
+    let span = 5 * 365 * 86_400.0
+    for i in 0..<n {
+        let c = Int(g.below(UInt64(coins.count)))
+        let sell = held[c] > 0 && g.below(10) < 3
+        var amount: Int128
+        if sell {
+            amount = held[c] * Int128(g.below(9) + 1) / 10
+            if amount == 0 { amount = held[c] }
+            held[c] -= amount
+        } else if g.below(4) == 0 {
+            amount = Int128(g.below(1_000_000_000_000)) * 1_000_000 + Int128(g.below(1_000_000)) + 1  // 18 digits
+            held[c] += amount
+        } else {
+            amount = Int128(g.below(5_000_000_000) + 1) * 10_000_000_000  // 8 digits
+            held[c] += amount
+        }
+        let price = "\(g.below(90_000) + 1).\(String(format: "%02d", Int(g.below(100))))"
+        let fee = g.below(5) == 0 ? "\(g.below(20)).\(String(format: "%02d", Int(g.below(100))))" : "0"
+        let date = Date(timeIntervalSince1970: (start + span * Double(i) / Double(n)).rounded())
+        let amountText = literal(units: amount)
+        let tx = Transaction(
+            coinId: coins[c], type: sell ? .sell : .buy,
+            amount: DecimalLiteral.parse(utf8: amountText.utf8)?.value ?? 0,
+            pricePerCoin: DecimalLiteral.parse(utf8: price.utf8)?.value ?? 0,
+            fee: DecimalLiteral.parse(utf8: fee.utf8)?.value ?? 0, date: date)
+        txs.append(tx)
+        csv += "\(sell ? "sell" : "buy"),\(coins[c]),\(amountText),\(price),\(ISODate.format(date)),\(fee)\n"
+    }
+    return (txs, csv)
+}
+
+struct Measurement {
+    var millis: [Double]
+    var peakRSSKB: Int
+    var median: Double { millis.sorted()[millis.count / 2] }
+}
+
+/// Spawns the binary with stdout and stderr to /dev/null; returns wall time and peak RSS.
+func timeProcess(_ binary: String, _ args: [String], env: [String: String], stdinPath: String? = nil) -> (Double, Int, Int32) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, stdinPath ?? "/dev/null", O_RDONLY, 0)
+    let argv = ([binary] + args).map { strdup($0) } + [nil]
+    let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    var pid: pid_t = 0
+    let begin = DispatchTime.now()
+    let rc = posix_spawn(&pid, binary, &actions, nil, argv, envp)
+    posix_spawn_file_actions_destroy(&actions)
+    for p in argv { free(p) }
+    for p in envp { free(p) }
+    guard rc == 0 else { return (0, 0, -1) }
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    let end = DispatchTime.now()
+    let ms = Double(end.uptimeNanoseconds - begin.uptimeNanoseconds) / 1_000_000
+    return (ms, Int(usage.ru_maxrss), (status >> 8) & 0xFF)
+}
+
+func copyFile(_ from: String, _ to: String) {
+    unlink(to)
+    _ = try? FileManager.default.copyItem(atPath: from, toPath: to)
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+let binary = options.binary ?? here.appendingPathComponent("bitpal").path
+guard FileManager.default.isExecutableFile(atPath: binary) else {
+    print("bitpal binary not found at \(binary); run 'swift build -c release' first or pass --binary PATH")
+    exit(1)
+}
+
+let root = FileManager.default.temporaryDirectory.path + "/bitpal-bench-\(getpid())"
+defer { try? FileManager.default.removeItem(atPath: root) }
+
+/// Targets in ms by (size, command); peak RSS target applies at 1M.
+func target(_ n: Int, _ command: String) -> Double? {
+    switch n {
+    case 10_000: return 40
+    case 100_000:
+        switch command {
+        case "holdings": return 250
+        case "add", "add (back-dated)": return 300
+        case "import": return 1500
+        default: return nil
+        }
+    case 1_000_000:
+        switch command {
+        case "holdings": return 2500
+        case "add", "add (back-dated)": return 3000
+        case "import": return 15000
+        default: return nil
+        }
+    default: return nil
+    }
+}
+
+var uname = utsname()
+_ = Glibc.uname(&uname)
+let machine = withUnsafeBytes(of: &uname.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+print("bitpal-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(machine); \(options.runs) runs each; times are whole processes (ms)")
+print("")
+print("| N | command | median ms | range ms | peak RSS MB | target | ok |")
+print("|---|---|---:|---:|---:|---:|:-:|")
+
+for n in options.sizes {
+    let dir = "\(root)/n\(n)"
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let generated = synthesize(n)
+    var portfolio = Portfolio(transactions: generated.transactions)
+    let now = Date()
+    portfolio.manualPrices = CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
+        Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: now, source: .manual)
+    }
+    let seed = "\(dir)/seed.json"
+    FileManager.default.createFile(atPath: seed, contents: Data(PortfolioCodec.encode(portfolio)))
+    let csvPath = "\(dir)/rows.csv"
+    FileManager.default.createFile(atPath: csvPath, contents: Data(generated.csv.utf8))
+    let home = "\(dir)/home"
+    try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    let store = "\(home)/portfolio.json"
+    let env = ["BITPAL_HOME": home, "BITPAL_OFFLINE": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin"]
+
+    let commands: [(String, [String], Bool, String?)] = [
+        ("holdings", ["holdings", "--json", "--offline"], false, nil),
+        ("summary", ["summary"], false, nil),
+        ("closed", ["closed"], false, nil),
+        ("list --limit 20", ["list", "--limit", "20"], false, nil),
+        ("add", ["add", "buy", "bitcoin", "0.5", "42000"], true, nil),
+        ("add (back-dated)", ["add", "buy", "bitcoin", "0.5", "42000", "--date", "2020-01-01"], true, nil),
+        ("import", ["import", "-"], true, csvPath),
+        ("export", ["export"], false, nil),
+    ]
+    for (name, args, writes, input) in commands {
+        var m = Measurement(millis: [], peakRSSKB: 0)
+        var failed = false
+        for _ in 0..<options.runs {
+            if name == "import" { unlink(store) } else if writes || m.millis.isEmpty { copyFile(seed, store) }
+            let (ms, rss, status) = timeProcess(binary, args, env: env, stdinPath: input)
+            if status != 0 { failed = true }
+            m.millis.append(ms)
+            m.peakRSSKB = max(m.peakRSSKB, rss)
+        }
+        let t = target(n, name)
+        let ok = failed ? "FAILED" : t.map { m.median <= $0 ? "yes" : "no" } ?? "—"
+        let range = "\(Int(m.millis.min() ?? 0.0))–\(Int(m.millis.max() ?? 0.0))"
+        print("| \(n) | \(name) | \(Int(m.median.rounded())) | \(range) | \(m.peakRSSKB / 1024) | \(t.map { "≤ \(Int($0))" } ?? "—") | \(ok) |")
+    }
+    try? FileManager.default.removeItem(atPath: dir)
+}
+if options.sizes.contains(1_000_000) {
+    print("\nPeak RSS target at 1M: ≤ 1024 MB.")
+}
