@@ -12,6 +12,8 @@ struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     var runs = 5
     var binary: String?
+    /// `--generate N DIR`: only write DIR/portfolio.json and DIR/rows.csv (for profiling by hand).
+    var generate: (Int, String)?
 
     init(_ args: [String]) {
         var i = 0
@@ -22,6 +24,9 @@ struct Options {
             case "--sizes": sizes = next.split(separator: ",").compactMap { Int($0) }; i += 1
             case "--runs": runs = max(1, Int(next) ?? 5); i += 1
             case "--binary": binary = next; i += 1
+            case "--generate":
+                guard let n = Int(next), i + 2 < args.count else { break }
+                generate = (n, args[i + 2]); i += 2
             default:
                 FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--binary PATH]\n".utf8))
                 exit(2)
@@ -132,6 +137,17 @@ func copyFile(_ from: String, _ to: String) {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let (n, dir) = options.generate {
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let generated = synthesize(n)
+    let portfolio = Portfolio(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
+        Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: Date(), source: .manual)
+    })
+    FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(portfolio)))
+    FileManager.default.createFile(atPath: dir + "/rows.csv", contents: Data(generated.csv.utf8))
+    print("wrote \(n) transactions to \(dir)/portfolio.json and \(dir)/rows.csv")
+    exit(0)
+}
 let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 let binary = options.binary ?? here.appendingPathComponent("bitpal").path
 guard FileManager.default.isExecutableFile(atPath: binary) else {

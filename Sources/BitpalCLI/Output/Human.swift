@@ -14,8 +14,10 @@ enum Human {
         return s == "$0.00" || s.hasPrefix("-") ? s : "+" + s
     }
 
-    /// A price: at most 8 decimals, at least 2 (`$60,000.00`, `$0.00001234`).
+    /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
+    /// JSON keeps the contract's 8-decimal rounding.
     static func price(_ v: Decimal) -> String {
+        if v >= 1 || v <= -1 { return money(v) }
         var s = DecimalFormatting.price(v)
         if let dot = s.firstIndex(of: ".") {
             let frac = s.distance(from: dot, to: s.endIndex) - 1
