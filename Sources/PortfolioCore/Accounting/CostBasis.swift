@@ -7,38 +7,47 @@ import Foundation
 public protocol CostBasisLots: Sendable {
     init()
     /// Units held.
-    var quantity: Decimal { get }
+    var quantity: Fixed18 { get }
     /// Cost of the units held.
-    var costBasis: Decimal { get }
+    var costBasis: Exact36 { get }
     /// Adds units bought for `cost` (fees included).
-    mutating func acquire(quantity: Decimal, cost: Decimal, date: Date)
+    mutating func acquire(quantity: Fixed18, cost: Exact36, date: Date) throws(PortfolioError)
     /// Removes units and returns the cost basis they carried. Requires `quantity ≤ self.quantity`.
-    mutating func dispose(quantity: Decimal) -> Decimal
+    mutating func dispose(quantity: Fixed18) throws(PortfolioError) -> Exact36
 }
 
 /// Weighted average cost: a disposal takes `costBasis × amount / quantity` and leaves the average unchanged.
 public struct AverageCostLots: CostBasisLots {
-    public private(set) var quantity: Decimal = 0
-    public private(set) var costBasis: Decimal = 0
+    public private(set) var quantity: Fixed18 = .zero
+    public private(set) var costBasis: Exact36 = .zero
 
     public init() {}
 
-    public mutating func acquire(quantity amount: Decimal, cost: Decimal, date: Date) {
-        quantity += amount
-        costBasis += cost
+    public mutating func acquire(quantity amount: Fixed18, cost: Exact36, date: Date) throws(PortfolioError) {
+        quantity = try quantity.adding(amount)
+        costBasis = try costBasis + cost
     }
 
-    public mutating func dispose(quantity amount: Decimal) -> Decimal {
+    public mutating func dispose(quantity amount: Fixed18) throws(PortfolioError) -> Exact36 {
         if amount == quantity {
             // The cycle closes at exactly zero: release the whole basis, leave no dust.
             let all = costBasis
-            quantity = 0
-            costBasis = 0
+            quantity = .zero
+            costBasis = .zero
             return all
         }
-        let basisSold = costBasis * amount / quantity
-        quantity -= amount
-        costBasis -= basisSold
+        let basisSold = try costBasis.multiplied(by: amount, dividedBy: quantity)
+        quantity = Fixed18(units: quantity.units - amount.units)
+        costBasis = try costBasis - basisSold
         return basisSold
+    }
+}
+
+extension Fixed18 {
+    /// `self + other`, or `valueTooLarge` past 128 bits.
+    public func adding(_ other: Fixed18) throws(PortfolioError) -> Fixed18 {
+        let (sum, overflow) = units.addingReportingOverflow(other.units)
+        if overflow { throw .valueTooLarge }
+        return Fixed18(units: sum)
     }
 }

@@ -2,12 +2,13 @@ import Foundation
 
 /// The rules every value must meet before it enters the history.
 public enum ValueRules {
-    /// An amount, price or fee: at most 18 fractional digits and 38 significant ones.
+    /// An amount, price or fee: at most 18 fractional digits and 20 before the point.
     public static func precise(_ literal: DecimalLiteral, field: String, text: String) throws(PortfolioError) -> Decimal {
         if literal.fractionDigits > DecimalLiteral.maxFractionDigits {
             throw .tooManyFractionDigits(field: field, text: text)
         }
-        if literal.significantDigits > DecimalLiteral.maxSignificantDigits {
+        if literal.significantDigits - literal.fractionDigits > Fixed18.maxIntegerDigits
+            || literal.significantDigits > DecimalLiteral.maxSignificantDigits {
             throw .tooManyDigits(field: field, text: text)
         }
         return literal.value

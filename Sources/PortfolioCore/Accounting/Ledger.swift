@@ -1,25 +1,29 @@
 import Foundation
 
 /// One coin's open cycle: what is held now and how the cycle got here.
+///
+/// Sums are exact (`Fixed18` quantities, `Exact36` money); the `Decimal` views are for reports.
 public struct Position: Sendable {
     public let coinId: String
     public var lots = AverageCostLots()
     /// Sum of the cycle's buy amounts and their cost (fees included).
-    public var cycleBuyQuantity: Decimal = 0
-    public var cycleBuyCost: Decimal = 0
+    public var cycleBuyQuantity: Fixed18 = .zero
+    public var cycleBuyCost: Exact36 = .zero
     /// Sum of the cycle's sell amounts and gross proceeds (before fees).
-    public var cycleSellQuantity: Decimal = 0
-    public var cycleSellGross: Decimal = 0
-    public var cycleRealized: Decimal = 0
+    public var cycleSellQuantity: Fixed18 = .zero
+    public var cycleSellGross: Exact36 = .zero
+    public var cycleRealized: Exact36 = .zero
     public var openedDate: Date?
     public var lastSellDate: Date?
 
     public init(coinId: String) { self.coinId = coinId }
 
-    public var quantity: Decimal { lots.quantity }
-    public var costBasis: Decimal { lots.costBasis }
+    /// Something is held.
+    public var isOpen: Bool { lots.quantity.units > 0 }
+    public var quantity: Decimal { lots.quantity.decimal }
+    public var costBasis: Decimal { lots.costBasis.decimal }
     /// `costBasis / quantity`; `nil` at quantity 0. Derived, never stored rounded.
-    public var averageCost: Decimal? { quantity > 0 ? costBasis / quantity : nil }
+    public var averageCost: Decimal? { isOpen ? costBasis / quantity : nil }
 }
 
 /// A finished cycle: bought, then sold down to exactly zero.
@@ -41,13 +45,16 @@ public struct Ledger: Sendable {
     public var positions: [String: Position] = [:]
     /// Closed cycles in the order they closed.
     public var closed: [ClosedPosition] = []
+    private var realized: Exact36 = .zero
+    private var basisSoldTotal: Exact36 = .zero
+
     /// Σ (proceeds − basisSold) over every sell ever.
-    public var realizedPnL: Decimal = 0
+    public var realizedPnL: Decimal { realized.decimal }
     /// Σ basisSold over every sell ever.
-    public var closedCost: Decimal = 0
+    public var closedCost: Decimal { basisSoldTotal.decimal }
 
     /// Positions with something held.
-    public var openPositions: [Position] { positions.values.filter { $0.quantity > 0 } }
+    public var openPositions: [Position] { positions.values.filter(\.isOpen) }
 
     /// Replays `transactions` in date order, ties in the order given, by weighted average cost.
     ///
@@ -84,43 +91,47 @@ public struct Ledger: Sendable {
         var position = positions[tx.coinId] ?? Position(coinId: tx.coinId)
         switch tx.type {
         case .buy:
-            if position.quantity == 0 {
+            if !position.isOpen {
                 position = Position(coinId: tx.coinId)
                 position.openedDate = tx.date
             }
-            let cost = tx.amount * tx.pricePerCoin + tx.fee
-            position.lots.acquire(quantity: tx.amount, cost: cost, date: tx.date)
-            position.cycleBuyQuantity += tx.amount
-            position.cycleBuyCost += cost
+            let cost = try Exact36.product(tx.amountValue, tx.priceValue) + Exact36(tx.feeValue)
+            try position.lots.acquire(quantity: tx.amountValue, cost: cost, date: tx.date)
+            position.cycleBuyQuantity = try position.cycleBuyQuantity.adding(tx.amountValue)
+            position.cycleBuyCost = try position.cycleBuyCost + cost
         case .sell:
-            guard tx.amount <= position.quantity else {
+            guard tx.amountValue <= position.lots.quantity else {
                 throw .breaksLaterSell(coinId: tx.coinId, held: position.quantity, requested: tx.amount,
                                        date: tx.date, id: tx.id)
             }
-            let gross = tx.amount * tx.pricePerCoin
-            let basisSold = position.lots.dispose(quantity: tx.amount)
-            let realized = gross - tx.fee - basisSold
-            position.cycleSellQuantity += tx.amount
-            position.cycleSellGross += gross
-            position.cycleRealized += realized
+            let gross = Exact36.product(tx.amountValue, tx.priceValue)
+            let basisSold = try position.lots.dispose(quantity: tx.amountValue)
+            let gain = try gross - Exact36(tx.feeValue) - basisSold
+            position.cycleSellQuantity = try position.cycleSellQuantity.adding(tx.amountValue)
+            position.cycleSellGross = try position.cycleSellGross + gross
+            position.cycleRealized = try position.cycleRealized + gain
             position.lastSellDate = tx.date
-            realizedPnL += realized
-            closedCost += basisSold
-            if position.quantity == 0 { closeCycle(of: position) }
+            realized = try realized + gain
+            basisSoldTotal = try basisSoldTotal + basisSold
+            if !position.isOpen { closeCycle(of: position) }
         }
         positions[tx.coinId] = position
     }
 
     private mutating func closeCycle(of p: Position) {
-        guard p.cycleBuyQuantity > 0, let opened = p.openedDate, let closedOn = p.lastSellDate else { return }
+        guard p.cycleBuyQuantity.units > 0, let opened = p.openedDate, let closedOn = p.lastSellDate else { return }
+        let quantity = p.cycleBuyQuantity.decimal
+        let cost = p.cycleBuyCost.decimal
+        let sold = p.cycleSellQuantity.decimal
+        let realized = p.cycleRealized.decimal
         closed.append(ClosedPosition(
             coinId: p.coinId,
-            totalQuantity: p.cycleBuyQuantity,
-            totalCost: p.cycleBuyCost,
-            avgCostPrice: p.cycleBuyCost / p.cycleBuyQuantity,
-            avgSellPrice: p.cycleSellQuantity > 0 ? p.cycleSellGross / p.cycleSellQuantity : 0,
-            realizedPnL: p.cycleRealized,
-            realizedPnLPercentage: Percent.of(p.cycleRealized, p.cycleBuyCost),
+            totalQuantity: quantity,
+            totalCost: cost,
+            avgCostPrice: cost / quantity,
+            avgSellPrice: sold > 0 ? p.cycleSellGross.decimal / sold : 0,
+            realizedPnL: realized,
+            realizedPnLPercentage: Percent.of(realized, cost),
             openedDate: opened,
             closedDate: closedOn))
     }

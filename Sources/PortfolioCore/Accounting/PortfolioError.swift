@@ -22,6 +22,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case alreadyWatched(coinId: String)
     case notWatched(coinId: String)
     case noPrice(coinId: String)
+    /// A total beyond what bitpal computes exactly (about 10^41).
+    case valueTooLarge
 }
 
 extension PortfolioError: CustomStringConvertible {
@@ -33,7 +35,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .tooManyFractionDigits(field, text):
             return "\(field) '\(TextEscaping.escaped(text))' has more than \(DecimalLiteral.maxFractionDigits) fractional digits"
         case let .tooManyDigits(field, text):
-            return "\(field) '\(TextEscaping.escaped(text))' has more than \(DecimalLiteral.maxSignificantDigits) significant digits"
+            return "\(field) '\(TextEscaping.escaped(text))' has more than \(Fixed18.maxIntegerDigits) digits before the point"
         case .futureDate: return "Transaction date cannot be in the future"
         case let .coinNotFound(query, suggestions):
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
@@ -54,6 +56,7 @@ extension PortfolioError: CustomStringConvertible {
             return "'\(TextEscaping.escaped(prefix))' is too short to name a transaction (use at least 4 characters of its id)"
         case .alreadyWatched: return "This coin is already in your watchlist"
         case let .notWatched(coin): return "'\(coin)' is not in your watchlist"
+        case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
         case let .noPrice(coin): return "No price is known for \(coin) (use 'bitpal price set' or 'bitpal price refresh')"
         }
     }

@@ -209,15 +209,18 @@ public enum TransactionImport {
         guard let type = TransactionType(rawValue: typeText.lowercased()) else {
             throw CommandError("type '\(TextEscaping.escaped(typeText))' is not buy or sell")
         }
-        func decimal(_ name: String, _ label: String) throws -> Decimal {
+        func value(_ name: String, _ label: String) throws -> Fixed18 {
             let text = try field(row, name)
+            if let fast = Fixed18.parse(utf8: text.utf8) { return fast }
+            // Not representable: let the literal parser and the rules say exactly why.
             let literal = try DecimalLiteral(parsing: text, field: label)
-            return try ValueRules.precise(literal, field: label, text: text)
+            _ = try ValueRules.precise(literal, field: label, text: text)
+            throw PortfolioError.tooManyDigits(field: label, text: text)
         }
-        let amount = try decimal("amount", "Amount")
-        let price = try decimal("price", "Price")
+        let amount = try value("amount", "Amount")
+        let price = try value("price", "Price")
         let fee = row.fields["fee"].map { $0.trimmingCharacters(in: .whitespaces).isEmpty } == false
-            ? try decimal("fee", "Fee") : 0
+            ? try value("fee", "Fee") : .zero
         let dateText = try field(row, "date")
         let date: Date
         if let parts = ISODate.parseDay(utf8: dateText.utf8) {
@@ -229,13 +232,13 @@ public enum TransactionImport {
         }
         var id = UUID()
         if let idText = row.fields["id"]?.trimmingCharacters(in: .whitespaces), !idText.isEmpty {
-            guard let parsed = UUID(uuidString: idText) else {
+            guard let parsed = UUIDText.parse(idText.utf8) else {
                 throw CommandError("id '\(TextEscaping.escaped(idText))' is not a UUID")
             }
             id = parsed
         }
         let notes = row.fields["notes"].flatMap { $0.isEmpty ? nil : $0 }
-        return Transaction(id: id, coinId: coinId, type: type, amount: amount, pricePerCoin: price, fee: fee,
+        return Transaction(id: id, coinId: coinId, type: type, amount: amount, price: price, fee: fee,
                            date: date, notes: notes)
     }
 }
@@ -254,9 +257,8 @@ public enum TransactionExport {
         var out = csvHeader + "\n"
         out.reserveCapacity(transactions.count * 120 + 64)
         for t in transactions {
-            out += t.id.uuidString.lowercased() + "," + ISODate.format(t.date) + "," + t.type.rawValue + ","
-                + CSV.escape(t.coinId) + "," + DecimalFormatting.exact(t.amount) + ","
-                + DecimalFormatting.exact(t.pricePerCoin) + "," + DecimalFormatting.exact(t.fee) + ","
+            out += UUIDText.lowercased(t.id) + "," + ISODate.format(t.date) + "," + t.type.rawValue + ","
+                + CSV.escape(t.coinId) + "," + t.amountValue.text + "," + t.priceValue.text + "," + t.feeValue.text + ","
                 + CSV.escape(t.notes ?? "") + "\n"
         }
         return out

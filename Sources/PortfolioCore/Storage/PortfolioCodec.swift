@@ -48,12 +48,12 @@ public enum PortfolioCodec {
     /// Writes one transaction object in the order `list --json` and the store share.
     public static func writeTransaction(_ t: Transaction, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id"); w.string(t.id.uuidString.lowercased())
+        w.key("id"); w.string(UUIDText.lowercased(t.id))
         w.key("coinId"); w.string(t.coinId)
         w.key("type"); w.string(t.type.rawValue)
-        w.key("amount"); w.string(DecimalFormatting.exact(t.amount))
-        w.key("pricePerCoin"); w.string(DecimalFormatting.exact(t.pricePerCoin))
-        w.key("fee"); w.string(DecimalFormatting.exact(t.fee))
+        w.key("amount"); w.fixed(t.amountValue)
+        w.key("pricePerCoin"); w.fixed(t.priceValue)
+        w.key("fee"); w.fixed(t.feeValue)
         w.key("date"); w.string(ISODate.format(t.date))
         w.key("notes"); w.string(t.notes)
         w.endObject()
@@ -109,7 +109,7 @@ public enum PortfolioCodec {
                         while let k = try r.nextKey() {
                             switch k {
                             case "coinId": id = try r.readString()
-                            case "price": price = try readDecimal(&r)
+                            case "price": price = try readFixed(&r).decimal
                             case "date": date = try readDate(&r)
                             default: try r.skipValue()
                             }
@@ -133,35 +133,64 @@ public enum PortfolioCodec {
         }
     }
 
-    /// Reads one transaction object (store and JSON import share it).
+    /// Reads one transaction object as the store writes it.
     public static func readTransaction(_ r: inout JSONReader) throws(JSONReadError) -> Transaction {
-        var id: UUID?, coin: String?, type: TransactionType?, amount: Decimal?, price: Decimal?
-        var fee: Decimal = 0, date: Date?, notes: String?
+        var id: UUID?, coin: String?, type: TransactionType?, amount: Fixed18?, price: Fixed18?
+        var fee = Fixed18.zero, date: Date?, notes: String?
         try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "id":
-                let s = try r.readString()
-                guard let u = UUID(uuidString: s) else { throw r.error("'\(s)' is not a UUID") }
+        while let k = try r.nextKeyBytes() {
+            switch TransactionKey(k) {
+            case .id:
+                let raw = try r.readRawStringBytes()
+                guard let u = UUIDText.parse(raw) else {
+                    throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not a UUID")
+                }
                 id = u
-            case "coinId": coin = try r.readString()
-            case "type":
-                let s = try r.readString()
-                guard let t = TransactionType(rawValue: s) else { throw r.error("unknown transaction type '\(s)'") }
-                type = t
-            case "amount": amount = try readDecimal(&r)
-            case "pricePerCoin": price = try readDecimal(&r)
-            case "fee": fee = try r.consumeNull() ? 0 : try readDecimal(&r)
-            case "date": date = try readDate(&r)
-            case "notes": notes = try r.readStringOrNull()
-            default: try r.skipValue()
+            case .coinId: coin = try r.readString()
+            case .type:
+                let raw = try r.readRawStringBytes()
+                if raw.elementsEqual("buy".utf8) { type = .buy } else if raw.elementsEqual("sell".utf8) { type = .sell } else {
+                    throw r.error("unknown transaction type '\(String(decoding: raw, as: UTF8.self))'")
+                }
+            case .amount: amount = try readFixed(&r)
+            case .pricePerCoin: price = try readFixed(&r)
+            case .fee: fee = r.consumeNull() ? .zero : try readFixed(&r)
+            case .date: date = try readDate(&r)
+            case .notes: notes = try r.readStringOrNull()
+            case .other: try r.skipValue()
             }
         }
         guard let id, let coin, let type, let amount, let price, let date else {
             throw r.error("a transaction needs id, coinId, type, amount, pricePerCoin and date")
         }
-        return Transaction(id: id, coinId: coin, type: type, amount: amount, pricePerCoin: price, fee: fee,
-                           date: date, notes: notes)
+        return Transaction(id: id, coinId: coin, type: type, amount: amount, price: price, fee: fee, date: date, notes: notes)
+    }
+
+    /// The keys of a transaction object, recognised from their bytes without making strings.
+    enum TransactionKey {
+        case id, coinId, type, amount, pricePerCoin, fee, date, notes, other
+
+        init(_ k: ArraySlice<UInt8>) {
+            switch (k.count, k.first) {
+            case (2, UInt8(ascii: "i")?): self = k.elementsEqual("id".utf8) ? .id : .other
+            case (6, UInt8(ascii: "c")?): self = k.elementsEqual("coinId".utf8) ? .coinId : .other
+            case (4, UInt8(ascii: "t")?): self = k.elementsEqual("type".utf8) ? .type : .other
+            case (6, UInt8(ascii: "a")?): self = k.elementsEqual("amount".utf8) ? .amount : .other
+            case (12, UInt8(ascii: "p")?): self = k.elementsEqual("pricePerCoin".utf8) ? .pricePerCoin : .other
+            case (3, UInt8(ascii: "f")?): self = k.elementsEqual("fee".utf8) ? .fee : .other
+            case (4, UInt8(ascii: "d")?): self = k.elementsEqual("date".utf8) ? .date : .other
+            case (5, UInt8(ascii: "n")?): self = k.elementsEqual("notes".utf8) ? .notes : .other
+            default: self = .other
+            }
+        }
+    }
+
+    static func readFixed(_ r: inout JSONReader) throws(JSONReadError) -> Fixed18 {
+        let raw = try r.readRawStringBytes()
+        guard let value = Fixed18.parse(utf8: raw) else {
+            throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not a plain decimal string")
+        }
+        return value
     }
 
     static func readDecimal(_ r: inout JSONReader) throws(JSONReadError) -> Decimal {

@@ -52,6 +52,29 @@ public struct JSONReader {
         return key
     }
 
+    /// Like `nextKey`, but the key's raw bytes (keys with escapes are decoded first).
+    public mutating func nextKeyBytes() throws(JSONReadError) -> ArraySlice<UInt8>? {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of file; expected '}'") }
+        if bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            firstInContainer.removeLast()
+            return nil
+        }
+        if firstInContainer[firstInContainer.count - 1] {
+            firstInContainer[firstInContainer.count - 1] = false
+        } else {
+            try expect(UInt8(ascii: ","), "expected ',' or '}'")
+        }
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            throw error("expected a key in double quotes")
+        }
+        let key = try readRawStringBytes()
+        try expect(UInt8(ascii: ":"), "expected ':' after a key")
+        return key
+    }
+
     public mutating func beginArray() throws(JSONReadError) {
         try expect(UInt8(ascii: "["), "expected '['")
         firstInContainer.append(true)

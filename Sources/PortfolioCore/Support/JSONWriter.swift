@@ -40,6 +40,14 @@ public struct JSONWriter {
         if let value { string(value) } else { null() }
     }
 
+    /// Writes an exact decimal as a JSON string (`"0.5"`), straight from its integer.
+    public mutating func fixed(_ value: Fixed18) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        value.write(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// Writes already-valid JSON number text (e.g. an integer).
     public mutating func number(_ text: String) {
         separate()
@@ -88,11 +96,28 @@ public struct JSONWriter {
     private mutating func newline() {
         guard pretty else { return }
         bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<(depth * 2) { bytes.append(UInt8(ascii: " ")) }
+        let spaces = depth * 2
+        if spaces <= JSONWriter.indentation.count {
+            bytes.append(contentsOf: JSONWriter.indentation[0..<spaces])
+        } else {
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces))
+        }
     }
+
+    private static let indentation = [UInt8](repeating: UInt8(ascii: " "), count: 32)
 
     private mutating func appendQuoted(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
+        var plain = true
+        for b in s.utf8 where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b == 0x7F {
+            plain = false
+            break
+        }
+        if plain {
+            bytes.append(contentsOf: s.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "\""): bytes.append(92); bytes.append(b)

@@ -1,0 +1,225 @@
+import Foundation
+
+/// A non-negative decimal with at most 18 fractional digits, held exactly as a count of 10⁻¹⁸.
+///
+/// This is how amounts, prices and fees are stored: every value the rules allow (at most
+/// 18 fractional and 20 integer digits) fits, parsing and printing are integer work, and
+/// the replay does its arithmetic on these integers instead of on Foundation's `Decimal`
+/// (which costs over a microsecond an operation). `decimal` gives the same value as a `Decimal`.
+public struct Fixed18: Hashable, Comparable, Sendable {
+    public static let scale: UInt128 = 1_000_000_000_000_000_000
+    /// The most digits allowed before the point: every such value fits in 128 bits.
+    public static let maxIntegerDigits = 20
+
+    public var units: UInt128
+
+    public init(units: UInt128) { self.units = units }
+
+    public static let zero = Fixed18(units: 0)
+
+    public static func < (a: Fixed18, b: Fixed18) -> Bool { a.units < b.units }
+
+    /// Parses `digits(.digits)?`: at most 20 integer and 18 fractional digits; `nil` otherwise.
+    @inlinable
+    public static func parse<C: Collection>(utf8 bytes: C) -> Fixed18? where C.Element == UInt8 {
+        var whole: UInt128 = 0
+        var fraction: UInt128 = 0
+        var intDigits = 0
+        var fracDigits = 0
+        var seenPoint = false
+        for b in bytes {
+            if b == 46 {
+                if seenPoint || intDigits == 0 { return nil }
+                seenPoint = true
+                continue
+            }
+            guard b >= 48 && b <= 57 else { return nil }
+            if seenPoint {
+                fracDigits += 1
+                if fracDigits > 18 { return nil }
+                fraction = fraction * 10 + UInt128(b - 48)
+            } else {
+                intDigits += 1
+                if intDigits > maxIntegerDigits { return nil }
+                whole = whole * 10 + UInt128(b - 48)
+            }
+        }
+        if intDigits == 0 || (seenPoint && fracDigits == 0) { return nil }
+        var f = fraction
+        var n = fracDigits
+        while n < 18 { f *= 10; n += 1 }
+        return Fixed18(units: whole * scale + f)
+    }
+
+    /// The same value from a `Decimal`, if it is non-negative with at most 18 fractional and 20 integer digits.
+    public init?(_ value: Decimal) {
+        guard !value.isNaN, value >= 0 else { return nil }
+        guard let parsed = Fixed18.parse(utf8: DecimalFormatting.exact(value).utf8) else { return nil }
+        self = parsed
+    }
+
+    /// The value as a `Decimal` (exact).
+    public var decimal: Decimal {
+        if units == 0 { return 0 }
+        var m = units
+        var exponent = -18
+        while exponent < 0 && m % 10 == 0 { m /= 10; exponent += 1 }
+        if m <= UInt128(UInt64.max) {
+            return Decimal(sign: .plus, exponent: exponent, significand: Decimal(UInt64(m)))
+        }
+        return Decimal(string: text) ?? 0
+    }
+
+    /// Exact digits, trailing zeros trimmed (`0.5`, `42000`, `0.000000000000000001`).
+    public var text: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text` as UTF-8.
+    public func write(to out: inout [UInt8]) {
+        let whole = units / Fixed18.scale
+        var frac = UInt64(units % Fixed18.scale)
+        Fixed18.appendDigits(whole, to: &out)
+        guard frac != 0 else { return }
+        out.append(46)
+        var digits = 18
+        while frac % 10 == 0 { frac /= 10; digits -= 1 }
+        var buffer = [UInt8](repeating: 48, count: digits)
+        var i = digits - 1
+        while frac > 0 { buffer[i] = UInt8(48 + frac % 10); frac /= 10; i -= 1 }
+        out.append(contentsOf: buffer)
+    }
+
+    static func appendDigits(_ value: UInt128, to out: inout [UInt8]) {
+        if value == 0 { out.append(48); return }
+        var v = value
+        var tmp: [UInt8] = []
+        tmp.reserveCapacity(40)
+        while v > 0 { tmp.append(UInt8(48 + v % 10)); v /= 10 }
+        out.append(contentsOf: tmp.reversed())
+    }
+}
+
+/// A signed exact decimal with 36 fractional digits in 256 bits: the replay's money.
+///
+/// A product of two `Fixed18` values is exact here; sums are exact; the one division
+/// of weighted-average cost (`basis × sold / held`) is rounded half-up at the 36th
+/// decimal — far below anything displayed. Values up to about 10⁴¹ fit; beyond that
+/// the operations report overflow instead of wrapping.
+public struct Exact36: Hashable, Sendable {
+    public var negative: Bool
+    public var high: UInt128
+    public var low: UInt128
+
+    public static let zero = Exact36(negative: false, high: 0, low: 0)
+
+    public init(negative: Bool, high: UInt128, low: UInt128) {
+        self.negative = negative && (high != 0 || low != 0)
+        self.high = high
+        self.low = low
+    }
+
+    public var isZero: Bool { high == 0 && low == 0 }
+
+    /// `a × b` exactly (18 + 18 fractional digits).
+    public static func product(_ a: Fixed18, _ b: Fixed18) -> Exact36 {
+        let (h, l) = a.units.multipliedFullWidth(by: b.units)
+        return Exact36(negative: false, high: h, low: l)
+    }
+
+    /// A `Fixed18` value at this scale.
+    public init(_ a: Fixed18) {
+        self = Exact36.product(a, Fixed18(units: Fixed18.scale))
+    }
+
+    public static func + (a: Exact36, b: Exact36) throws(PortfolioError) -> Exact36 {
+        if a.negative == b.negative {
+            let (l, c) = a.low.addingReportingOverflow(b.low)
+            let (h1, o1) = a.high.addingReportingOverflow(b.high)
+            let (h, o2) = h1.addingReportingOverflow(c ? 1 : 0)
+            if o1 || o2 { throw .valueTooLarge }
+            return Exact36(negative: a.negative, high: h, low: l)
+        }
+        // Different signs: subtract the smaller magnitude from the larger.
+        if magnitudeLess(a, b) {
+            return Exact36(negative: b.negative, high: subHigh(b, a), low: b.low &- a.low)
+        }
+        return Exact36(negative: a.negative, high: subHigh(a, b), low: a.low &- b.low)
+    }
+
+    public static func - (a: Exact36, b: Exact36) throws(PortfolioError) -> Exact36 {
+        try a + Exact36(negative: !b.negative, high: b.high, low: b.low)
+    }
+
+    private static func magnitudeLess(_ a: Exact36, _ b: Exact36) -> Bool {
+        a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+
+    private static func subHigh(_ big: Exact36, _ small: Exact36) -> UInt128 {
+        big.high &- small.high &- (big.low < small.low ? 1 : 0)
+    }
+
+    /// `self × numerator / denominator`, rounded half away from zero at the 36th decimal.
+    public func multiplied(by numerator: Fixed18, dividedBy denominator: Fixed18) throws(PortfolioError) -> Exact36 {
+        guard denominator.units != 0 else { throw .valueTooLarge }
+        // 256 × 128 → 384 bits: [w2, w1, w0].
+        let (lh, ll) = low.multipliedFullWidth(by: numerator.units)
+        let (hh, hl) = high.multipliedFullWidth(by: numerator.units)
+        let (w1, carry) = hl.addingReportingOverflow(lh)
+        let w2 = hh &+ (carry ? 1 : 0)
+        let d = denominator.units
+        let q2 = w2 / d
+        let (q1, r1) = d.dividingFullWidth((high: w2 % d, low: w1))
+        var (q0, r) = d.dividingFullWidth((high: r1, low: ll))
+        guard q2 == 0 else { throw .valueTooLarge }
+        var qh = q1
+        if r >= d - r {  // remainder ≥ half: round away from zero
+            let (sum, over) = q0.addingReportingOverflow(1)
+            q0 = sum
+            if over {
+                let (h, o) = qh.addingReportingOverflow(1)
+                if o { throw .valueTooLarge }
+                qh = h
+            }
+        }
+        return Exact36(negative: negative, high: qh, low: q0)
+    }
+
+    /// Exact digits (up to 36 after the point, trailing zeros trimmed).
+    public var text: String {
+        // Split the 256-bit magnitude into base-10^36 parts: integer part and fraction.
+        let scale36: UInt128 = 1_000_000_000_000_000_000_000_000_000_000_000_000
+        let qHigh = high / scale36
+        let rHigh = high % scale36
+        let (qLow, fraction) = scale36.dividingFullWidth((high: rHigh, low: low))
+        var out: [UInt8] = negative ? [45] : []
+        if qHigh != 0 {
+            // Integer part ≥ 2^128: print qHigh·2^128 + qLow through Decimal arithmetic on strings.
+            let big = (Decimal(string: String(qHigh)) ?? 0) * (Decimal(string: "340282366920938463463374607431768211456") ?? 0)
+                + (Decimal(string: String(qLow)) ?? 0)
+            out.append(contentsOf: Array(big.description.utf8))
+        } else {
+            Fixed18.appendDigits(qLow, to: &out)
+        }
+        if fraction != 0 {
+            var f = fraction
+            var digits = 36
+            while f % 10 == 0 { f /= 10; digits -= 1 }
+            var buffer = [UInt8](repeating: 48, count: digits)
+            var i = digits - 1
+            while f > 0 { buffer[i] = UInt8(48 + f % 10); f /= 10; i -= 1 }
+            out.append(46)
+            out.append(contentsOf: buffer)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The value as a `Decimal` (Decimal keeps 38 significant digits).
+    public var decimal: Decimal {
+        if isZero { return 0 }
+        return Decimal(string: text) ?? 0
+    }
+}
