@@ -22,8 +22,9 @@ public struct Fixed18: Hashable, Comparable, Sendable {
     /// Parses `digits(.digits)?`: at most 20 integer and 18 fractional digits; `nil` otherwise.
     @inlinable
     public static func parse<C: Collection>(utf8 bytes: C) -> Fixed18? where C.Element == UInt8 {
-        var whole: UInt128 = 0
-        var fraction: UInt128 = 0
+        var high: UInt64 = 0      // the first 19 integer digits
+        var extra: UInt64 = 0     // a 20th integer digit, if any
+        var fraction: UInt64 = 0
         var intDigits = 0
         var fracDigits = 0
         var seenPoint = false
@@ -33,23 +34,30 @@ public struct Fixed18: Hashable, Comparable, Sendable {
                 seenPoint = true
                 continue
             }
-            guard b >= 48 && b <= 57 else { return nil }
+            let d = b &- 48
+            guard d <= 9 else { return nil }
             if seenPoint {
                 fracDigits += 1
                 if fracDigits > 18 { return nil }
-                fraction = fraction * 10 + UInt128(b - 48)
+                fraction = fraction &* 10 &+ UInt64(d)
             } else {
                 intDigits += 1
-                if intDigits > maxIntegerDigits { return nil }
-                whole = whole * 10 + UInt128(b - 48)
+                if intDigits <= 19 {
+                    high = high &* 10 &+ UInt64(d)
+                } else if intDigits == 20 {
+                    extra = UInt64(d)
+                } else {
+                    return nil
+                }
             }
         }
         if intDigits == 0 || (seenPoint && fracDigits == 0) { return nil }
-        var f = fraction
-        var n = fracDigits
-        while n < 18 { f *= 10; n += 1 }
-        return Fixed18(units: whole * scale + f)
+        let whole = intDigits == 20 ? UInt128(high) * 10 + UInt128(extra) : UInt128(high)
+        return Fixed18(units: whole * scale + UInt128(fraction) * UInt128(powersOfTen[18 - fracDigits]))
     }
+
+    @usableFromInline
+    static let powersOfTen: [UInt64] = (0...18).map { n in (0..<n).reduce(UInt64(1)) { acc, _ in acc * 10 } }
 
     /// The same value from a `Decimal`, if it is non-negative with at most 18 fractional and 20 integer digits.
     public init?(_ value: Decimal) {

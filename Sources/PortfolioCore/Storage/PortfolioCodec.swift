@@ -149,7 +149,12 @@ public enum PortfolioCodec {
             case .coinId: coin = try r.readString()
             case .type:
                 let raw = try r.readRawStringBytes()
-                if raw.elementsEqual("buy".utf8) { type = .buy } else if raw.elementsEqual("sell".utf8) { type = .sell } else {
+                if raw.count == 3 && raw.first == UInt8(ascii: "b") && raw.last == UInt8(ascii: "y") && raw[raw.startIndex + 1] == UInt8(ascii: "u") {
+                    type = .buy
+                } else if raw.count == 4 && raw.first == UInt8(ascii: "s") && raw.last == UInt8(ascii: "l")
+                            && raw[raw.startIndex + 1] == UInt8(ascii: "e") && raw[raw.startIndex + 2] == UInt8(ascii: "l") {
+                    type = .sell
+                } else {
                     throw r.error("unknown transaction type '\(String(decoding: raw, as: UTF8.self))'")
                 }
             case .amount: amount = try readFixed(&r)
@@ -171,18 +176,44 @@ public enum PortfolioCodec {
         case id, coinId, type, amount, pricePerCoin, fee, date, notes, other
 
         init(_ k: ArraySlice<UInt8>) {
-            switch (k.count, k.first) {
-            case (2, UInt8(ascii: "i")?): self = k.elementsEqual("id".utf8) ? .id : .other
-            case (6, UInt8(ascii: "c")?): self = k.elementsEqual("coinId".utf8) ? .coinId : .other
-            case (4, UInt8(ascii: "t")?): self = k.elementsEqual("type".utf8) ? .type : .other
-            case (6, UInt8(ascii: "a")?): self = k.elementsEqual("amount".utf8) ? .amount : .other
-            case (12, UInt8(ascii: "p")?): self = k.elementsEqual("pricePerCoin".utf8) ? .pricePerCoin : .other
-            case (3, UInt8(ascii: "f")?): self = k.elementsEqual("fee".utf8) ? .fee : .other
-            case (4, UInt8(ascii: "d")?): self = k.elementsEqual("date".utf8) ? .date : .other
-            case (5, UInt8(ascii: "n")?): self = k.elementsEqual("notes".utf8) ? .notes : .other
-            default: self = .other
+            guard let first = k.first else { self = .other; return }
+            let candidate: TransactionKey
+            switch (k.count, first) {
+            case (2, UInt8(ascii: "i")): candidate = .id
+            case (6, UInt8(ascii: "c")): candidate = .coinId
+            case (4, UInt8(ascii: "t")): candidate = .type
+            case (6, UInt8(ascii: "a")): candidate = .amount
+            case (12, UInt8(ascii: "p")): candidate = .pricePerCoin
+            case (3, UInt8(ascii: "f")): candidate = .fee
+            case (4, UInt8(ascii: "d")): candidate = .date
+            case (5, UInt8(ascii: "n")): candidate = .notes
+            default: self = .other; return
+            }
+            let name = TransactionKey.names[candidate.index]
+            var i = k.startIndex
+            for b in name {
+                if k[i] != b { self = .other; return }
+                i += 1
+            }
+            self = candidate
+        }
+
+        private var index: Int {
+            switch self {
+            case .id: 0
+            case .coinId: 1
+            case .type: 2
+            case .amount: 3
+            case .pricePerCoin: 4
+            case .fee: 5
+            case .date: 6
+            case .notes: 7
+            case .other: 0
             }
         }
+
+        private static let names: [[UInt8]] = ["id", "coinId", "type", "amount", "pricePerCoin", "fee", "date", "notes"]
+            .map { Array($0.utf8) }
     }
 
     static func readFixed(_ r: inout JSONReader) throws(JSONReadError) -> Fixed18 {

@@ -39,7 +39,12 @@ public enum ISODate {
 
     /// Parses a full timestamp: `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM|±HHMM)`; `nil` if not one.
     public static func parseTimestamp<C: Collection>(utf8 s: C) -> Date? where C.Element == UInt8 {
-        let b = Array(s)
+        if let slice = s as? ArraySlice<UInt8> { return parseTimestamp(slice) }
+        return parseTimestamp(ArraySlice(s))
+    }
+
+    static func parseTimestamp(_ s: ArraySlice<UInt8>) -> Date? {
+        let b = Bytes(s)
         guard b.count >= 20, b[10] == 84 || b[10] == 116 else { return nil }
         guard let (y, mo, d) = parseDayParts(b), b[13] == 58, b[16] == 58,
               let hh = num(b, 11, 2), let mi = num(b, 14, 2), let ss = num(b, 17, 2),
@@ -113,14 +118,26 @@ public enum ISODate {
         Date(timeIntervalSince1970: TimeInterval(millis(date)) / 1000)
     }
 
+    /// Zero-based indexing into a slice without copying it.
+    struct Bytes {
+        let slice: ArraySlice<UInt8>
+        init(_ slice: ArraySlice<UInt8>) { self.slice = slice }
+        var count: Int { slice.count }
+        subscript(_ i: Int) -> UInt8 { slice[slice.startIndex + i] }
+    }
+
     private static func parseDayParts(_ b: [UInt8]) -> (Int64, Int64, Int64)? {
+        parseDayParts(Bytes(ArraySlice(b)))
+    }
+
+    private static func parseDayParts(_ b: Bytes) -> (Int64, Int64, Int64)? {
         guard b.count >= 10, b[4] == 45, b[7] == 45,
               let y = num(b, 0, 4), let m = num(b, 5, 2), let d = num(b, 8, 2),
               m >= 1, m <= 12, d >= 1, d <= daysInMonth(y, m) else { return nil }
         return (y, m, d)
     }
 
-    private static func num(_ b: [UInt8], _ at: Int, _ width: Int) -> Int64? {
+    private static func num(_ b: Bytes, _ at: Int, _ width: Int) -> Int64? {
         guard at + width <= b.count else { return nil }
         var v: Int64 = 0
         for i in at..<(at + width) {

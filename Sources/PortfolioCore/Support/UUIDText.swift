@@ -5,9 +5,8 @@ public enum UUIDText {
     /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in either case.
     public static func parse<C: Collection>(_ text: C) -> UUID? where C.Element == UInt8 {
         guard text.count == 36 else { return nil }
-        var raw = [UInt8](repeating: 0, count: 16)
-        var n = 0
-        var high: UInt8?
+        var hi: UInt64 = 0, lo: UInt64 = 0
+        var nibbles = 0
         var index = 0
         for c in text {
             defer { index += 1 }
@@ -15,23 +14,19 @@ public enum UUIDText {
                 guard c == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            let v: UInt8
+            let v: UInt64
             switch c {
-            case 48...57: v = c - 48
-            case 97...102: v = c - 87
-            case 65...70: v = c - 55
+            case 48...57: v = UInt64(c - 48)
+            case 97...102: v = UInt64(c - 87)
+            case 65...70: v = UInt64(c - 55)
             default: return nil
             }
-            if let h = high {
-                raw[n] = h << 4 | v
-                n += 1
-                high = nil
-            } else {
-                high = v
-            }
+            if nibbles < 16 { hi = hi << 4 | v } else { lo = lo << 4 | v }
+            nibbles += 1
         }
-        return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                           raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+        func b(_ x: UInt64, _ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: x >> (56 - 8 * i)) }
+        return UUID(uuid: (b(hi, 0), b(hi, 1), b(hi, 2), b(hi, 3), b(hi, 4), b(hi, 5), b(hi, 6), b(hi, 7),
+                           b(lo, 0), b(lo, 1), b(lo, 2), b(lo, 3), b(lo, 4), b(lo, 5), b(lo, 6), b(lo, 7)))
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
