@@ -20,7 +20,7 @@ public struct PresetRows: Sendable {
 /// Numbers as exchanges write them: `2.103e-05`, `-€597.49846`, `"$16,047.61"`, converted exactly (never via Double).
 public enum ExchangeNumber {
     public static func parse(_ raw: String) -> Decimal? {
-        var s = Substring(raw.trimmingCharacters(in: .whitespaces))
+        var s = Substring(raw.trimmedSpaces)
         var negative = false
         if s.hasPrefix("-") { negative = true; s = s.dropFirst() } else if s.hasPrefix("+") { s = s.dropFirst() }
         for symbol in ["US$", "CA$", "A$", "$", "€", "£"] where s.hasPrefix(symbol) {
@@ -91,7 +91,7 @@ public enum ExchangeImport {
         for (index, r) in records.prefix(12).enumerated() {
             var columns: [String: Int] = [:]
             for (i, cell) in r.fields.enumerated() {
-                columns[cell.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{FEFF}", with: "")] = i
+                columns[cell.trimmedSpaces.replacingOccurrences(of: "\u{FEFF}", with: "")] = i
             }
             if required.allSatisfy({ columns[$0] != nil }) { return (index, columns) }
         }
@@ -134,7 +134,7 @@ public enum ExchangeImport {
             let feeCol = find { $0.hasPrefix("Fees") || $0.hasSuffix(" Fees") }
             let idCol = cols["ID"], notesCol = cols["Notes"]
             for r in records.dropFirst(at + 1) {
-                func cell(_ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                func cell(_ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
                 let kind = cell(cols["Transaction Type"])
                 let lower = kind.lowercased()
                 let side: String
@@ -188,7 +188,7 @@ public enum ExchangeImport {
 
         /// `2023-04-20T04:05:40Z`, `2024-03-19 16:02:44 UTC`, `2024-03-19 16:02 UTC`, `2021-06-05 16:36:56` → ISO 8601 UTC.
         static func utcTimestamp(_ text: String) -> String? {
-            var t = text.trimmingCharacters(in: .whitespaces)
+            var t = text.trimmedSpaces
             if t.hasSuffix(" UTC") { t = String(t.dropLast(4)) }
             if ISODate.parseTimestamp(utf8: t.utf8) != nil { return t }
             t = t.replacingOccurrences(of: " ", with: "T")
@@ -219,7 +219,7 @@ public enum ExchangeImport {
         /// Variants A and D: `Amount` is the base quantity, `Fee` a number with `Fee Coin`.
         mutating func binanceA(_ records: [CSVRecord], at: Int, cols: [String: Int], pairColumn: String, typeColumn: String) {
             for r in records.dropFirst(at + 1) {
-                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
                 let pair = cell(pairColumn).uppercased()
                 var base: String, quote: String
                 if !cell("Base Asset").isEmpty { base = cell("Base Asset").uppercased(); quote = cell("Quote Asset").uppercased() }
@@ -248,7 +248,7 @@ public enum ExchangeImport {
         /// Variants B, C, C′: `Executed` (base) and `Amount` (quote) carry their asset as a suffix.
         mutating func binanceB(_ records: [CSVRecord], at: Int, cols: [String: Int], timeColumn: String, offset: Int) {
             for r in records.dropFirst(at + 1) {
-                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
                 let side = cell("Side").lowercased()
                 guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
                 let pair = cell("Pair").uppercased()
@@ -281,7 +281,7 @@ public enum ExchangeImport {
 
         /// `0.002803BTC` → ("0.002803", "BTC"); a thousands-separated `"5,983.125USDT"` works too.
         static func splitSuffix(_ text: String) -> (String, String) {
-            let t = text.trimmingCharacters(in: .whitespaces)
+            let t = text.trimmedSpaces
             guard let firstLetter = t.lastIndex(where: { !$0.isLetter }).map({ t.index(after: $0) }) else { return ("", t.uppercased()) }
             return (String(t[..<firstLetter]), String(t[firstLetter...]).uppercased())
         }
@@ -324,7 +324,7 @@ public enum ExchangeImport {
                 throw ImportFailure(problems: ["no Kraken trades.csv header found (expected \"txid\",\"ordertxid\",\"pair\",\"time\",\"type\",…)"])
             }
             for r in records.dropFirst(at + 1) {
-                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmingCharacters(in: .whitespaces) : nil } ?? "" }
+                func cell(_ name: String) -> String { cols[name].flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
                 let side = cell("type").lowercased()
                 guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
                 if let margin = ExchangeNumber.parse(cell("margin")), margin != 0 { skip("margin"); continue }

@@ -48,7 +48,7 @@ public enum TransactionImport {
         guard let header = records.first else { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
         var columns: [Int: String] = [:]
         for (i, raw) in header.fields.enumerated() {
-            let name = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = raw.trimmedSpaces.lowercased()
             if let canonical = aliases[name] {
                 if columns.values.contains(canonical) {
                     throw ImportFailure(problems: ["line \(header.line): column '\(canonical)' appears twice"])
@@ -198,7 +198,7 @@ public enum TransactionImport {
     }
 
     static func field(_ row: ImportRow, _ name: String) throws -> String {
-        guard let v = row.fields[name]?.trimmingCharacters(in: .whitespaces), !v.isEmpty else {
+        guard let v = row.fields[name]?.trimmedSpaces, !v.isEmpty else {
             throw CommandError("missing \(name)")
         }
         return v
@@ -219,7 +219,7 @@ public enum TransactionImport {
         }
         let amount = try value("amount", "Amount")
         let price = try value("price", "Price")
-        let fee = row.fields["fee"].map { $0.trimmingCharacters(in: .whitespaces).isEmpty } == false
+        let fee = row.fields["fee"].map { $0.trimmedSpaces.isEmpty } == false
             ? try value("fee", "Fee") : .zero
         let dateText = try field(row, "date")
         let date: Date
@@ -231,7 +231,7 @@ public enum TransactionImport {
             throw LiteralError.notADate(field: "Date", text: dateText)
         }
         var id = UUID()
-        if let idText = row.fields["id"]?.trimmingCharacters(in: .whitespaces), !idText.isEmpty {
+        if let idText = row.fields["id"]?.trimmedSpaces, !idText.isEmpty {
             guard let parsed = UUIDText.parse(idText.utf8) else {
                 throw CommandError("id '\(TextEscaping.escaped(idText))' is not a UUID")
             }

@@ -95,19 +95,25 @@ public struct Fixed18: Hashable, Comparable, Sendable {
         out.append(46)
         var digits = 18
         while frac % 10 == 0 { frac /= 10; digits -= 1 }
-        var buffer = [UInt8](repeating: 48, count: digits)
-        var i = digits - 1
-        while frac > 0 { buffer[i] = UInt8(48 + frac % 10); frac /= 10; i -= 1 }
-        out.append(contentsOf: buffer)
+        let start = out.count
+        for _ in 0..<digits {
+            out.append(UInt8(48 + frac % 10))
+            frac /= 10
+        }
+        out[start...].reverse()
     }
 
     static func appendDigits(_ value: UInt128, to out: inout [UInt8]) {
         if value == 0 { out.append(48); return }
-        var v = value
-        var tmp: [UInt8] = []
-        tmp.reserveCapacity(40)
-        while v > 0 { tmp.append(UInt8(48 + v % 10)); v /= 10 }
-        out.append(contentsOf: tmp.reversed())
+        let start = out.count
+        if value <= UInt128(UInt64.max) {
+            var v = UInt64(value)
+            while v > 0 { out.append(UInt8(48 + v % 10)); v /= 10 }
+        } else {
+            var v = value
+            while v > 0 { out.append(UInt8(48 + v % 10)); v /= 10 }
+        }
+        out[start...].reverse()
     }
 }
 

@@ -48,14 +48,14 @@ public enum PortfolioCodec {
     /// Writes one transaction object in the order `list --json` and the store share.
     public static func writeTransaction(_ t: Transaction, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("id"); w.string(UUIDText.lowercased(t.id))
-        w.key("coinId"); w.string(t.coinId)
-        w.key("type"); w.string(t.type.rawValue)
-        w.key("amount"); w.fixed(t.amountValue)
-        w.key("pricePerCoin"); w.fixed(t.priceValue)
-        w.key("fee"); w.fixed(t.feeValue)
-        w.key("date"); w.string(ISODate.format(t.date))
-        w.key("notes"); w.string(t.notes)
+        w.key("id" as StaticString); w.uuid(t.id)
+        w.key("coinId" as StaticString); w.string(t.coinId)
+        w.key("type" as StaticString); w.string(t.type.rawValue)
+        w.key("amount" as StaticString); w.fixed(t.amountValue)
+        w.key("pricePerCoin" as StaticString); w.fixed(t.priceValue)
+        w.key("fee" as StaticString); w.fixed(t.feeValue)
+        w.key("date" as StaticString); w.date(t.date)
+        w.key("notes" as StaticString); w.string(t.notes)
         w.endObject()
     }
 

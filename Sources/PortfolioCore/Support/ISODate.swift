@@ -6,6 +6,14 @@ import Foundation
 public enum ISODate {
     /// `2024-01-31T14:00:00Z`, or `…:00.250Z` when the date has milliseconds.
     public static func format(_ date: Date) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        write(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `format(date)` as UTF-8.
+    public static func write(_ date: Date, to out: inout [UInt8]) {
         let totalMillis = millis(date)
         var seconds = totalMillis / 1000
         var ms = totalMillis % 1000
@@ -14,22 +22,23 @@ public enum ISODate {
         var secOfDay = seconds % 86_400
         if secOfDay < 0 { secOfDay += 86_400; days -= 1 }
         let (y, m, d) = civil(fromDays: days)
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func put(_ value: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 48, count: width)
-            var v = value
-            var i = width - 1
-            while i >= 0 { digits[i] = UInt8(48 + v % 10); v /= 10; i -= 1 }
-            out.append(contentsOf: digits)
+        guard y >= 0 && y <= 9999 else {
+            out.append(contentsOf: Array(String(describing: date).utf8))
+            return
         }
-        if y < 0 || y > 9999 { return String(describing: date) }
-        put(y, 4); out.append(45); put(m, 2); out.append(45); put(d, 2)
+        func two(_ v: Int64) {
+            out.append(UInt8(48 + v / 10))
+            out.append(UInt8(48 + v % 10))
+        }
+        two(y / 100); two(y % 100)
+        out.append(45); two(m); out.append(45); two(d)
         out.append(84)
-        put(secOfDay / 3600, 2); out.append(58); put(secOfDay / 60 % 60, 2); out.append(58); put(secOfDay % 60, 2)
-        if ms != 0 { out.append(46); put(ms, 3) }
+        two(secOfDay / 3600); out.append(58); two(secOfDay / 60 % 60); out.append(58); two(secOfDay % 60)
+        if ms != 0 {
+            out.append(46)
+            out.append(UInt8(48 + ms / 100)); two(ms % 100)
+        }
         out.append(90)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The calendar day of `date` in UTC, `YYYY-MM-DD`.
@@ -39,8 +48,12 @@ public enum ISODate {
 
     /// Parses a full timestamp: `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM|±HHMM)`; `nil` if not one.
     public static func parseTimestamp<C: Collection>(utf8 s: C) -> Date? where C.Element == UInt8 {
-        if let slice = s as? ArraySlice<UInt8> { return parseTimestamp(slice) }
-        return parseTimestamp(ArraySlice(s))
+        parseTimestamp(ArraySlice(s))
+    }
+
+    /// The same for a slice, without copying it.
+    public static func parseTimestamp(utf8 s: ArraySlice<UInt8>) -> Date? {
+        parseTimestamp(s)
     }
 
     static func parseTimestamp(_ s: ArraySlice<UInt8>) -> Date? {

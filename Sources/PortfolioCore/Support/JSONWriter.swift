@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes JSON text with a fixed key order, straight into bytes.
 ///
 /// Pretty output uses two-space indentation and `"key": value`, so files diff
@@ -29,6 +31,33 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: ":"))
         if pretty { bytes.append(UInt8(ascii: " ")) }
         afterKey = true
+    }
+
+    /// A key known at compile time (no escaping needed).
+    public mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
+    /// An ISO 8601 UTC time as a string.
+    public mutating func date(_ value: Date) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        ISODate.write(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A UUID as lower-case text.
+    public mutating func uuid(_ value: UUID) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        UUIDText.write(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     public mutating func string(_ value: String) {

@@ -30,3 +30,21 @@ public enum TextEscaping {
         return v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0)
     }
 }
+
+extension String {
+    /// Without leading and trailing spaces and tabs (ASCII only; much cheaper than Foundation's trimming).
+    public var trimmedSpaces: String {
+        let u = utf8
+        guard let first = u.first, let last = u.last else { return self }
+        if first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09 { return self }
+        var start = u.startIndex
+        var end = u.endIndex
+        while start < end && (u[start] == 0x20 || u[start] == 0x09) { start = u.index(after: start) }
+        while end > start {
+            let before = u.index(before: end)
+            guard u[before] == 0x20 || u[before] == 0x09 else { break }
+            end = before
+        }
+        return String(decoding: u[start..<end], as: UTF8.self)
+    }
+}

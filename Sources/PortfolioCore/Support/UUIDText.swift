@@ -33,15 +33,21 @@ public enum UUIDText {
 
     /// Lower-case text, as bitpal prints and stores ids.
     public static func lowercased(_ id: UUID) -> String {
-        let u = id.uuid
-        let bytes = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
         var out = [UInt8]()
         out.reserveCapacity(36)
-        for (i, b) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(b >> 4)])
-            out.append(hex[Int(b & 15)])
-        }
+        write(id, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the lower-case text of `id`.
+    public static func write(_ id: UUID, to out: inout [UInt8]) {
+        withUnsafeBytes(of: id.uuid) { raw in
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+                let b = raw[i]
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 15)])
+            }
+        }
     }
 }
