@@ -34,6 +34,36 @@ public enum FileSystem {
         return result
     }
 
+    /// A whole file read straight into memory a `JSONReader` can scan; `nil` when it does not exist.
+    public static func readBuffer(_ path: String) throws(StoreError) -> ByteBuffer? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StoreError(path: path, reason: .unreadable(errorText()))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw StoreError(path: path, reason: .unreadable("it is a folder")) }
+        var buffer = ByteBuffer(capacity: Int(st.st_size) + 1)
+        while true {
+            if buffer.freeSpace == 0 {
+                // The file grew while being read: continue in a larger buffer.
+                let bigger = ByteBuffer(capacity: buffer.count * 2)
+                bigger.base.initialize(from: buffer.base, count: buffer.count)
+                bigger.grow(by: buffer.count)
+                buffer = bigger
+            }
+            let n = Glibc.read(fd, buffer.base + buffer.count, buffer.freeSpace)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(path: path, reason: .unreadable(errorText()))
+            }
+            if n == 0 { return buffer }
+            buffer.grow(by: n)
+        }
+    }
+
     /// Replaces `path` with `bytes` all at once: a private temp file in the same folder,
     /// written, flushed to disk, renamed over the old file, then the folder flushed.
     ///

@@ -3,7 +3,8 @@ import Foundation
 /// Reads and writes `portfolio.json`.
 ///
 /// The document is pretty-printed JSON with a fixed key order:
-/// `{"format", "version", "baseCurrency", "transactions", "watchlist", "manualPrices"}`.
+/// `{"format", "version", "baseCurrency", "transactions", "watchlist", "manualPrices"}`,
+/// one transaction (watch entry, manual price) per line, so a change is a one-line diff.
 /// Every Decimal is a JSON **string** holding its exact digits (`"0.5"`), so no JSON
 /// library's number handling can round it, and every date is ISO 8601 UTC. The reader
 /// and writer are hand-written (one pass over the bytes), which keeps a million
@@ -19,12 +20,12 @@ public enum PortfolioCodec {
         w.key("baseCurrency"); w.string("USD")
         w.key("transactions")
         w.beginArray()
-        for t in p.transactions { writeTransaction(t, to: &w) }
+        for t in p.transactions { writeTransaction(t, to: &w, inline: true) }
         w.endArray()
         w.key("watchlist")
         w.beginArray()
         for e in p.watchlist {
-            w.beginObject()
+            w.beginInlineObject()
             w.key("coinId"); w.string(e.coinId)
             w.key("dateAdded"); w.string(ISODate.format(e.dateAdded))
             w.endObject()
@@ -33,7 +34,7 @@ public enum PortfolioCodec {
         w.key("manualPrices")
         w.beginArray()
         for q in p.manualPrices {
-            w.beginObject()
+            w.beginInlineObject()
             w.key("coinId"); w.string(q.coinId)
             w.key("price"); w.string(DecimalFormatting.exact(q.price))
             w.key("date"); w.string(ISODate.format(q.time))
@@ -45,9 +46,10 @@ public enum PortfolioCodec {
         return w.bytes
     }
 
-    /// Writes one transaction object in the order `list --json` and the store share.
-    public static func writeTransaction(_ t: Transaction, to w: inout JSONWriter) {
-        w.beginObject()
+    /// Writes one transaction object in the order `list --json` and the store share
+    /// (on one line when `inline`, as the store writes them).
+    public static func writeTransaction(_ t: Transaction, to w: inout JSONWriter, inline: Bool = false) {
+        if inline { w.beginInlineObject() } else { w.beginObject() }
         w.key("id" as StaticString); w.uuid(t.id)
         w.key("coinId" as StaticString); w.string(t.coinId)
         w.key("type" as StaticString); w.string(t.type.rawValue)
@@ -63,7 +65,12 @@ public enum PortfolioCodec {
     ///
     /// - Throws: `StoreError` with `.malformed` (naming the line) or `.unsupportedVersion`.
     public static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> Portfolio {
-        var r = JSONReader(bytes: bytes)
+        try decode(ByteBuffer(copying: bytes), path: path)
+    }
+
+    /// Parses a whole document in place.
+    public static func decode(_ buffer: ByteBuffer, path: String) throws(StoreError) -> Portfolio {
+        var r = JSONReader(buffer: buffer)
         do {
             var p = Portfolio()
             var version: Int?
@@ -84,6 +91,7 @@ public enum PortfolioCodec {
                     let c = try r.readString()
                     if c != "USD" { throw r.error("base currency '\(c)' is not supported yet") }
                 case "transactions":
+                    p.transactions.reserveCapacity(buffer.count / 160)
                     try r.beginArray()
                     while try r.nextElement() { p.transactions.append(try readTransaction(&r)) }
                 case "watchlist":
@@ -175,7 +183,7 @@ public enum PortfolioCodec {
     enum TransactionKey {
         case id, coinId, type, amount, pricePerCoin, fee, date, notes, other
 
-        init(_ k: ArraySlice<UInt8>) {
+        init(_ k: UnsafeBufferPointer<UInt8>) {
             guard let first = k.first else { self = .other; return }
             let candidate: TransactionKey
             switch (k.count, first) {

@@ -33,8 +33,8 @@ public struct PortfolioStore: Sendable {
 
     /// The saved portfolio, or an empty one when there is no file yet.
     public func load() throws(StoreError) -> Portfolio {
-        guard let bytes = try FileSystem.read(path) else { return Portfolio() }
-        return try PortfolioCodec.decode(bytes, path: path)
+        guard let buffer = try FileSystem.readBuffer(path) else { return Portfolio() }
+        return try PortfolioCodec.decode(buffer, path: path)
     }
 
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.

@@ -128,7 +128,7 @@ public struct PriceCache: Sendable {
     static func readSignedDecimal(_ r: inout JSONReader) throws(JSONReadError) -> Decimal {
         let raw = try r.readRawStringBytes()
         let negative = raw.first == UInt8(ascii: "-")
-        guard let lit = DecimalLiteral.parse(utf8: negative ? raw.dropFirst() : raw) else {
+        guard let lit = DecimalLiteral.parse(utf8: raw.dropFirst(negative ? 1 : 0)) else {
             throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not a decimal string")
         }
         return negative ? -lit.value : lit.value

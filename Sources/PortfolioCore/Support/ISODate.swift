@@ -48,15 +48,11 @@ public enum ISODate {
 
     /// Parses a full timestamp: `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM|±HHMM)`; `nil` if not one.
     public static func parseTimestamp<C: Collection>(utf8 s: C) -> Date? where C.Element == UInt8 {
-        parseTimestamp(ArraySlice(s))
+        Array(s).withUnsafeBufferPointer { parseTimestamp(utf8: $0) }
     }
 
-    /// The same for a slice, without copying it.
-    public static func parseTimestamp(utf8 s: ArraySlice<UInt8>) -> Date? {
-        parseTimestamp(s)
-    }
-
-    static func parseTimestamp(_ s: ArraySlice<UInt8>) -> Date? {
+    /// The same over bytes in place, without copying them.
+    public static func parseTimestamp(utf8 s: UnsafeBufferPointer<UInt8>) -> Date? {
         let b = Bytes(s)
         guard b.count >= 20, b[10] == 84 || b[10] == 116 else { return nil }
         guard let (y, mo, d) = parseDayParts(b), b[13] == 58, b[16] == 58,
@@ -133,14 +129,14 @@ public enum ISODate {
 
     /// Zero-based indexing into a slice without copying it.
     struct Bytes {
-        let slice: ArraySlice<UInt8>
-        init(_ slice: ArraySlice<UInt8>) { self.slice = slice }
-        var count: Int { slice.count }
-        subscript(_ i: Int) -> UInt8 { slice[slice.startIndex + i] }
+        let buffer: UnsafeBufferPointer<UInt8>
+        init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+        var count: Int { buffer.count }
+        subscript(_ i: Int) -> UInt8 { buffer[i] }
     }
 
     private static func parseDayParts(_ b: [UInt8]) -> (Int64, Int64, Int64)? {
-        parseDayParts(Bytes(ArraySlice(b)))
+        b.withUnsafeBufferPointer { parseDayParts(Bytes($0)) }
     }
 
     private static func parseDayParts(_ b: Bytes) -> (Int64, Int64, Int64)? {

@@ -6,20 +6,80 @@ public struct JSONReadError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
+/// Bytes in memory this process owns: scanned without bounds checks or reference counting.
+///
+/// `UnsafeBufferPointer`s handed out by a `JSONReader` point into it and live as long as it does.
+public final class ByteBuffer {
+    public let base: UnsafeMutablePointer<UInt8>
+    public private(set) var count: Int
+    let capacity: Int
+    /// Decoded text of the last escaped string returned as bytes.
+    private var scratch: UnsafeMutablePointer<UInt8>
+    private var scratchCapacity = 256
+
+    /// Empty memory for `capacity` bytes, to be filled with `append`.
+    public init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+        count = 0
+        scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    }
+
+    public convenience init(copying source: [UInt8]) {
+        self.init(capacity: source.count)
+        source.withUnsafeBufferPointer { buffer in
+            if let from = buffer.baseAddress { base.initialize(from: from, count: buffer.count) }
+        }
+        count = source.count
+    }
+
+    /// Marks `n` more bytes, written by the caller after `count`, as filled.
+    func grow(by n: Int) { count += n }
+
+    var freeSpace: Int { capacity - count }
+
+    func keep(_ decoded: [UInt8]) -> UnsafeBufferPointer<UInt8> {
+        if decoded.count > scratchCapacity {
+            scratch.deallocate()
+            scratchCapacity = decoded.count
+            scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: scratchCapacity)
+        }
+        decoded.withUnsafeBufferPointer { buffer in
+            if let from = buffer.baseAddress { scratch.update(from: from, count: decoded.count) }
+        }
+        return UnsafeBufferPointer(start: scratch, count: decoded.count)
+    }
+
+    deinit {
+        base.deallocate()
+        scratch.deallocate()
+    }
+}
+
 /// A strict pull parser over UTF-8 bytes.
 ///
 /// Callers walk the document they expect (`beginObject`, `nextKey`, `readString` …),
 /// so a large store is read in one pass without building a tree, and every
 /// error carries its line and column.
 public struct JSONReader {
-    public let bytes: [UInt8]
+    private let storage: ByteBuffer
+    private let bytes: UnsafeMutablePointer<UInt8>
+    private let count: Int
     public private(set) var position = 0
     private var firstInContainer: [Bool] = []
 
-    public init(bytes: [UInt8]) {
-        self.bytes = bytes
+    /// Reads a copy of `source`.
+    public init(bytes source: [UInt8]) {
+        self.init(buffer: ByteBuffer(copying: source))
+    }
+
+    /// Reads `buffer` in place (e.g. a whole file read by `FileSystem.readBuffer`).
+    public init(buffer: ByteBuffer) {
+        storage = buffer
+        bytes = buffer.base
+        count = buffer.count
         // Skip a UTF-8 byte order mark.
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
 
     // MARK: Containers
@@ -32,7 +92,7 @@ public struct JSONReader {
     /// The next key of the current object, or `nil` after its closing `}`.
     public mutating func nextKey() throws(JSONReadError) -> String? {
         skipWhitespace()
-        guard position < bytes.count else { throw error("unexpected end of file; expected '}'") }
+        guard position < count else { throw error("unexpected end of file; expected '}'") }
         if bytes[position] == UInt8(ascii: "}") {
             position += 1
             firstInContainer.removeLast()
@@ -44,7 +104,7 @@ public struct JSONReader {
             try expect(UInt8(ascii: ","), "expected ',' or '}'")
         }
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
             throw error("expected a key in double quotes")
         }
         let key = try readString()
@@ -53,9 +113,9 @@ public struct JSONReader {
     }
 
     /// Like `nextKey`, but the key's raw bytes (keys with escapes are decoded first).
-    public mutating func nextKeyBytes() throws(JSONReadError) -> ArraySlice<UInt8>? {
+    public mutating func nextKeyBytes() throws(JSONReadError) -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
-        guard position < bytes.count else { throw error("unexpected end of file; expected '}'") }
+        guard position < count else { throw error("unexpected end of file; expected '}'") }
         if bytes[position] == UInt8(ascii: "}") {
             position += 1
             firstInContainer.removeLast()
@@ -67,7 +127,7 @@ public struct JSONReader {
             try expect(UInt8(ascii: ","), "expected ',' or '}'")
         }
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
             throw error("expected a key in double quotes")
         }
         let key = try readRawStringBytes()
@@ -83,7 +143,7 @@ public struct JSONReader {
     /// True when another element follows in the current array; false after its closing `]`.
     public mutating func nextElement() throws(JSONReadError) -> Bool {
         skipWhitespace()
-        guard position < bytes.count else { throw error("unexpected end of file; expected ']'") }
+        guard position < count else { throw error("unexpected end of file; expected ']'") }
         if bytes[position] == UInt8(ascii: "]") {
             position += 1
             firstInContainer.removeLast()
@@ -102,7 +162,7 @@ public struct JSONReader {
     /// True (and consumed) if the next value is `null`.
     public mutating func consumeNull() -> Bool {
         skipWhitespace()
-        if position + 4 <= bytes.count, bytes[position] == UInt8(ascii: "n"), bytes[position + 1] == UInt8(ascii: "u"),
+        if position + 4 <= count, bytes[position] == UInt8(ascii: "n"), bytes[position + 1] == UInt8(ascii: "u"),
            bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l") {
             position += 4
             return true
@@ -112,13 +172,13 @@ public struct JSONReader {
 
     public mutating func readString() throws(JSONReadError) -> String {
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
         position += 1
         let start = position
-        while position < bytes.count {
+        while position < count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: bytes[start..<position], as: UTF8.self)
+                let s = String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
                 position += 1
                 return s
             }
@@ -129,22 +189,24 @@ public struct JSONReader {
         throw error("unterminated string")
     }
 
-    /// The bytes of a string without escapes, for fast paths (numbers stored as strings, ids, dates).
-    public mutating func readRawStringBytes() throws(JSONReadError) -> ArraySlice<UInt8> {
+    /// A string's bytes without making a `String` (numbers stored as strings, ids, dates, keys).
+    ///
+    /// The buffer is valid while this reader lives and until the next read.
+    public mutating func readRawStringBytes() throws(JSONReadError) -> UnsafeBufferPointer<UInt8> {
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
         position += 1
         let start = position
-        while position < bytes.count {
+        while position < count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
                 position += 1
-                return bytes[start..<(position - 1)]
+                return UnsafeBufferPointer(start: bytes + start, count: position - 1 - start)
             }
             if b == UInt8(ascii: "\\") || b < 0x20 {
                 position = start - 1
                 let s = try readString()
-                return ArraySlice(Array(s.utf8))
+                return storage.keep(Array(s.utf8))
             }
             position += 1
         }
@@ -160,11 +222,11 @@ public struct JSONReader {
     public mutating func readNumberText() throws(JSONReadError) -> String {
         skipWhitespace()
         let start = position
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        if position < count, bytes[position] == UInt8(ascii: "-") { position += 1 }
         var digits = 0
-        while position < bytes.count, isNumberByte(bytes[position]) { position += 1; digits += 1 }
+        while position < count, isNumberByte(bytes[position]) { position += 1; digits += 1 }
         guard digits > 0 else { throw error("expected a number") }
-        return String(decoding: bytes[start..<position], as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
     }
 
     public mutating func readInt() throws(JSONReadError) -> Int {
@@ -183,7 +245,7 @@ public struct JSONReader {
     /// Skips any value.
     public mutating func skipValue() throws(JSONReadError) {
         skipWhitespace()
-        guard position < bytes.count else { throw error("unexpected end of file; expected a value") }
+        guard position < count else { throw error("unexpected end of file; expected a value") }
         switch bytes[position] {
         case UInt8(ascii: "{"):
             try beginObject()
@@ -202,14 +264,14 @@ public struct JSONReader {
     /// Requires that nothing but whitespace follows.
     public mutating func finish() throws(JSONReadError) {
         skipWhitespace()
-        if position < bytes.count { throw error("unexpected text after the end of the document") }
+        if position < count { throw error("unexpected text after the end of the document") }
     }
 
     /// An error at the current position.
     public func error(_ message: String) -> JSONReadError {
         var line = 1
         var lineStart = 0
-        let end = min(position, bytes.count)
+        let end = min(position, count)
         var i = 0
         while i < end {
             if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
@@ -221,7 +283,7 @@ public struct JSONReader {
     // MARK: Internals
 
     private mutating func skipWhitespace() {
-        while position < bytes.count {
+        while position < count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
             default: return
@@ -231,14 +293,14 @@ public struct JSONReader {
 
     private mutating func expect(_ byte: UInt8, _ message: String) throws(JSONReadError) {
         skipWhitespace()
-        guard position < bytes.count else { throw error("unexpected end of file; \(message)") }
+        guard position < count else { throw error("unexpected end of file; \(message)") }
         guard bytes[position] == byte else { throw error(message) }
         position += 1
     }
 
     private mutating func matchLiteral(_ word: StaticString) -> Bool {
         let n = word.utf8CodeUnitCount
-        guard position + n <= bytes.count else { return false }
+        guard position + n <= count else { return false }
         let p = word.utf8Start
         for i in 0..<n where bytes[position + i] != p[i] { return false }
         position += n
@@ -251,8 +313,8 @@ public struct JSONReader {
     }
 
     private mutating func readEscapedString(from start: Int) throws(JSONReadError) -> String {
-        var out = Array(bytes[start..<position])
-        while position < bytes.count {
+        var out = Array(UnsafeBufferPointer(start: bytes + start, count: position - start))
+        while position < count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
                 position += 1
@@ -265,7 +327,7 @@ public struct JSONReader {
                 continue
             }
             position += 1
-            guard position < bytes.count else { break }
+            guard position < count else { break }
             let e = bytes[position]
             position += 1
             switch e {
@@ -278,7 +340,7 @@ public struct JSONReader {
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if code >= 0xD800 && code < 0xDC00 {
-                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                    guard position + 1 < count, bytes[position] == UInt8(ascii: "\\"),
                           bytes[position + 1] == UInt8(ascii: "u") else { throw error("unpaired surrogate") }
                     position += 2
                     let low = try hex4()
@@ -294,7 +356,7 @@ public struct JSONReader {
     }
 
     private mutating func hex4() throws(JSONReadError) -> UInt32 {
-        guard position + 4 <= bytes.count else { throw error("invalid \\u escape") }
+        guard position + 4 <= count else { throw error("invalid \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
             let c = bytes[position]

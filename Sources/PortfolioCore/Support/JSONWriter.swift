@@ -11,6 +11,9 @@ public struct JSONWriter {
     private var depth = 0
     private var first = true
     private var afterKey = false
+    /// Open containers, true for those written on one line.
+    private var inlineStack: [Bool] = []
+    private var inlineDepth = 0
 
     public init(pretty: Bool = true, capacity: Int = 256) {
         self.pretty = pretty
@@ -21,6 +24,8 @@ public struct JSONWriter {
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    /// An object written on one line (`{"a": 1, "b": 2}`), e.g. one transaction per line.
+    public mutating func beginInlineObject() { open(UInt8(ascii: "{"), inline: true) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
@@ -98,16 +103,23 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    private mutating func open(_ bracket: UInt8) {
+    private mutating func open(_ bracket: UInt8, inline: Bool = false) {
         separate()
         bytes.append(bracket)
         depth += 1
         first = true
+        inlineStack.append(inline || inlineDepth > 0)
+        if inline || inlineDepth > 0 { inlineDepth += 1 }
     }
 
     private mutating func close(_ bracket: UInt8) {
         depth -= 1
-        if !first { newline() }
+        let wasInline = inlineStack.removeLast()
+        if wasInline {
+            inlineDepth -= 1
+        } else if !first {
+            newline()
+        }
         bytes.append(bracket)
         first = false
     }
@@ -117,8 +129,15 @@ public struct JSONWriter {
             afterKey = false
             return
         }
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        if depth > 0 { newline() }
+        if inlineDepth > 0 {
+            if !first {
+                bytes.append(UInt8(ascii: ","))
+                if pretty { bytes.append(UInt8(ascii: " ")) }
+            }
+        } else {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            if depth > 0 { newline() }
+        }
         first = false
     }
 
