@@ -52,21 +52,28 @@ public final class Console {
         if live { Console.write(text, to: STDOUT_FILENO) } else { out += text }
     }
 
+    /// Raw UTF-8 output (large exports), without building a `String` first.
+    public func print(bytes: [UInt8]) {
+        if live { Console.write(bytes, to: STDOUT_FILENO) } else { out += String(decoding: bytes, as: UTF8.self) }
+    }
+
     public func error(_ text: String) {
         if live { Console.write(text, to: STDERR_FILENO) } else { err += text }
     }
 
     static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
+        write(Array(text.utf8), to: fd)
+    }
+
+    static func write(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return
             }
             offset += n
         }
-        bytes.removeAll()
     }
 }

@@ -133,7 +133,7 @@ import Testing
 
     @Test func exportThenImportReproducesTransactions() throws {
         let txs = try plan("type,coin,amount,price,date,fee,notes\nbuy,btc,0.000000000000000001,12345.678901234567,2024-01-01T10:00:00.123Z,0.5,\"x,\"\"y\"\"\nz\"\nsell,btc,0.000000000000000001,1,2024-01-02,,\n").added
-        let back = try TransactionImport.plan(TransactionImport.rows(csv: Array(TransactionExport.csv(txs).utf8)), into: [], now: now,
+        let back = try TransactionImport.plan(TransactionImport.rows(csv: TransactionExport.csv(txs)), into: [], now: now,
                                               allowDuplicates: false, resolveCoin: resolve).added
         #expect(back == txs)
         let viaJSON = try TransactionImport.plan(TransactionImport.rows(json: TransactionExport.json(txs)), into: [], now: now,

@@ -139,13 +139,13 @@ struct ExportCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let portfolio = try context.store().load()
         let ordered = Ledger.chronological(portfolio.transactions)
-        let bytes = json || (context.json && output == nil) ? TransactionExport.json(ordered) : Array(TransactionExport.csv(ordered).utf8)
+        let bytes = json || (context.json && output == nil) ? TransactionExport.json(ordered) : TransactionExport.csv(ordered)
         if let output {
             let path = try DataLocation.resolve(explicit: output, environment: context.environment.variables)
             try FileSystem.writeAtomically(bytes, to: path)
             context.note("Exported \(ordered.count) transaction\(ordered.count == 1 ? "" : "s") to \(path).")
         } else {
-            context.out(String(decoding: bytes, as: UTF8.self))
+            context.console.print(bytes: bytes)
         }
         return .success
     }

@@ -253,13 +253,28 @@ struct CommandError: Error, CustomStringConvertible {
 public enum TransactionExport {
     public static let csvHeader = "id,date,type,coin,amount,price,fee,notes"
 
-    public static func csv(_ transactions: [Transaction]) -> String {
-        var out = csvHeader + "\n"
-        out.reserveCapacity(transactions.count * 120 + 64)
+    public static func csv(_ transactions: [Transaction]) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(transactions.count * 110 + 64)
+        out.append(contentsOf: csvHeader.utf8)
+        out.append(10)
         for t in transactions {
-            out += UUIDText.lowercased(t.id) + "," + ISODate.format(t.date) + "," + t.type.rawValue + ","
-                + CSV.escape(t.coinId) + "," + t.amountValue.text + "," + t.priceValue.text + "," + t.feeValue.text + ","
-                + CSV.escape(t.notes ?? "") + "\n"
+            UUIDText.write(t.id, to: &out)
+            out.append(44)
+            ISODate.write(t.date, to: &out)
+            out.append(44)
+            out.append(contentsOf: t.type.rawValue.utf8)
+            out.append(44)
+            out.append(contentsOf: CSV.escape(t.coinId).utf8)
+            out.append(44)
+            t.amountValue.write(to: &out)
+            out.append(44)
+            t.priceValue.write(to: &out)
+            out.append(44)
+            t.feeValue.write(to: &out)
+            out.append(44)
+            if let notes = t.notes { out.append(contentsOf: CSV.escape(notes).utf8) }
+            out.append(10)
         }
         return out
     }

@@ -88,31 +88,54 @@ public struct Fixed18: Hashable, Comparable, Sendable {
 
     /// Appends `text` as UTF-8.
     public func write(to out: inout [UInt8]) {
-        let whole = units / Fixed18.scale
-        var frac = UInt64(units % Fixed18.scale)
-        Fixed18.appendDigits(whole, to: &out)
-        guard frac != 0 else { return }
+        // units = hi·2⁶⁴ + lo; divide by 10¹⁸ with 64-bit hardware division.
+        let s = UInt64(Fixed18.scale)
+        let hi = UInt64(truncatingIfNeeded: units >> 64)
+        let lo = UInt64(truncatingIfNeeded: units)
+        let (qHigh, rHigh) = hi.quotientAndRemainder(dividingBy: s)
+        let (qLow, fraction) = s.dividingFullWidth((high: rHigh, low: lo))
+        if qHigh == 0 {
+            Fixed18.appendDigits(qLow, to: &out)
+        } else {
+            Fixed18.appendDigits(UInt128(qHigh) << 64 | UInt128(qLow), to: &out)
+        }
+        guard fraction != 0 else { return }
         out.append(46)
+        var frac = fraction
         var digits = 18
         while frac % 10 == 0 { frac /= 10; digits -= 1 }
-        let start = out.count
-        for _ in 0..<digits {
-            out.append(UInt8(48 + frac % 10))
-            frac /= 10
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 18) { buffer in
+            var i = digits - 1
+            while i >= 0 {
+                buffer[i] = UInt8(truncatingIfNeeded: 48 &+ frac % 10)
+                frac /= 10
+                i -= 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<digits]))
         }
-        out[start...].reverse()
+    }
+
+    static func appendDigits(_ value: UInt64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var v = value
+            var i = 20
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(truncatingIfNeeded: 48 &+ v % 10)
+                v /= 10
+            } while v > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i..<20]))
+        }
     }
 
     static func appendDigits(_ value: UInt128, to out: inout [UInt8]) {
-        if value == 0 { out.append(48); return }
-        let start = out.count
         if value <= UInt128(UInt64.max) {
-            var v = UInt64(value)
-            while v > 0 { out.append(UInt8(48 + v % 10)); v /= 10 }
-        } else {
-            var v = value
-            while v > 0 { out.append(UInt8(48 + v % 10)); v /= 10 }
+            appendDigits(UInt64(value), to: &out)
+            return
         }
+        let start = out.count
+        var v = value
+        while v > 0 { out.append(UInt8(48 + v % 10)); v /= 10 }
         out[start...].reverse()
     }
 }
