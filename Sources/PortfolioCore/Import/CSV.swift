@@ -15,8 +15,18 @@ public struct CSVRecord: Equatable, Sendable {
 /// with or without a UTF-8 BOM. Blank lines are skipped.
 public enum CSV {
     public static func parse(_ input: [UInt8]) throws(CSVError) -> [CSVRecord] {
-        let bytes = TextDecoding.utf8Bytes(input)
         var records: [CSVRecord] = []
+        try forEachRecord(input) { fields, line in
+            records.append(CSVRecord(fields: fields, line: line))
+            return true
+        }
+        return records
+    }
+
+    /// Calls `body` with each record's fields and starting line, without keeping them; `body` returns false to stop.
+    public static func forEachRecord(_ input: [UInt8], _ body: ([String], Int) -> Bool) throws(CSVError) {
+        let bytes = TextDecoding.utf8Bytes(input)
+        var stopped = false
         var fields: [String] = []
         var field: [UInt8] = []
         var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -35,13 +45,13 @@ public enum CSV {
         }
         func endRecord() {
             endField()
-            if !(fields.count == 1 && fields[0].isEmpty) {
-                records.append(CSVRecord(fields: fields, line: recordLine))
+            if !(fields.count == 1 && fields[0].isEmpty) && !stopped {
+                if !body(fields, recordLine) { stopped = true }
             }
             fields.removeAll(keepingCapacity: true)
         }
 
-        while i < bytes.count {
+        while i < bytes.count && !stopped {
             let b = bytes[i]
             if inQuotes {
                 if b == UInt8(ascii: "\"") {
@@ -92,9 +102,9 @@ public enum CSV {
                 i += 1
             }
         }
+        if stopped { return }
         if inQuotes { throw CSVError(line: quoteLine, message: "a quoted field that starts here is never closed") }
         if !field.isEmpty || !fields.isEmpty || wasQuoted { endRecord() }
-        return records
     }
 
     /// One field, quoted when it holds a comma, a quote or a line break.

@@ -5,14 +5,53 @@ import Foundation
 public struct ImportRow: Sendable {
     /// `line 7` for CSV (the line where the record starts), `item 3` for JSON.
     public var location: String
-    public var fields: [String: String]
+    public var fields: ImportFields
     /// Position in the file, for ordering messages.
     public var order: Int
 
-    public init(location: String, fields: [String: String], order: Int = 0) {
+    public init(location: String, fields: ImportFields, order: Int = 0) {
         self.location = location
         self.fields = fields
         self.order = order
+    }
+}
+
+/// A row's values by canonical column name, stored without a dictionary (a million rows stay small).
+public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
+    public static let names = ["type", "coin", "amount", "price", "date", "fee", "notes", "id"]
+    private var type, coin, amount, price, date, fee, notes, id: String?
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (k, v) in elements { self[k] = v }
+    }
+
+    public subscript(_ name: String) -> String? {
+        get {
+            switch name {
+            case "type": type
+            case "coin": coin
+            case "amount": amount
+            case "price": price
+            case "date": date
+            case "fee": fee
+            case "notes": notes
+            case "id": id
+            default: nil
+            }
+        }
+        set {
+            switch name {
+            case "type": type = newValue
+            case "coin": coin = newValue
+            case "amount": amount = newValue
+            case "price": price = newValue
+            case "date": date = newValue
+            case "fee": fee = newValue
+            case "notes": notes = newValue
+            case "id": id = newValue
+            default: break
+            }
+        }
     }
 }
 
@@ -39,34 +78,45 @@ public enum TransactionImport {
 
     /// Rows of a bitpal CSV: a header naming the columns in any order (case-insensitive).
     public static func rows(csv bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
-        let records: [CSVRecord]
+        var columns: [(Int, String)] = []
+        var headerSeen = false
+        var rows: [ImportRow] = []
+        rows.reserveCapacity(bytes.count / 60)
+        var headerProblem: String?
         do {
-            records = try CSV.parse(bytes)
+            try CSV.forEachRecord(bytes) { fields, line in
+                if !headerSeen {
+                    headerSeen = true
+                    var seen: Set<String> = []
+                    for (i, raw) in fields.enumerated() {
+                        if let canonical = aliases[raw.trimmedSpaces.lowercased()] {
+                            if !seen.insert(canonical).inserted {
+                                headerProblem = "line \(line): column '\(canonical)' appears twice"
+                                return false
+                            }
+                            columns.append((i, canonical))
+                        }
+                    }
+                    let missing = required.filter { !seen.contains($0) }
+                    if !missing.isEmpty {
+                        headerProblem = "line \(line): missing column\(missing.count == 1 ? "" : "s") "
+                            + missing.map { "'\($0)'" }.joined(separator: ", ")
+                            + " (need type, coin, amount, price, date; optional fee, notes, id)"
+                        return false
+                    }
+                    return true
+                }
+                var row = ImportFields()
+                for (i, name) in columns where i < fields.count { row[name] = fields[i] }
+                rows.append(ImportRow(location: "line \(line)", fields: row, order: line))
+                return true
+            }
         } catch {
             throw ImportFailure(problems: [error.description])
         }
-        guard let header = records.first else { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
-        var columns: [Int: String] = [:]
-        for (i, raw) in header.fields.enumerated() {
-            let name = raw.trimmedSpaces.lowercased()
-            if let canonical = aliases[name] {
-                if columns.values.contains(canonical) {
-                    throw ImportFailure(problems: ["line \(header.line): column '\(canonical)' appears twice"])
-                }
-                columns[i] = canonical
-            }
-        }
-        let missing = required.filter { !columns.values.contains($0) }
-        if !missing.isEmpty {
-            throw ImportFailure(problems: ["line \(header.line): missing column\(missing.count == 1 ? "" : "s") "
-                + missing.map { "'\($0)'" }.joined(separator: ", ")
-                + " (need type, coin, amount, price, date; optional fee, notes, id)"])
-        }
-        return records.dropFirst().map { record in
-            var fields: [String: String] = [:]
-            for (i, name) in columns where i < record.fields.count { fields[name] = record.fields[i] }
-            return ImportRow(location: "line \(record.line)", fields: fields, order: record.line)
-        }
+        if let headerProblem { throw ImportFailure(problems: [headerProblem]) }
+        if !headerSeen { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
+        return rows
     }
 
     /// Rows of a JSON array of transaction objects, as `list --json` and `export` print them.
@@ -78,7 +128,7 @@ public enum TransactionImport {
             var item = 0
             while try r.nextElement() {
                 item += 1
-                var fields: [String: String] = [:]
+                var fields = ImportFields()
                 try r.beginObject()
                 while let key = try r.nextKey() {
                     let canonical = aliases[key.lowercased()] ?? key
@@ -120,23 +170,25 @@ public enum TransactionImport {
         timeZone: TimeZone = .current, resolveCoin: (String) throws -> String
     ) throws(ImportFailure) -> ImportPlan {
         var problems: [(Int, String)] = []
-        var parsed: [(ImportRow, Transaction)] = []
+        var parsed: [Transaction] = []
+        var parsedRow: [Int] = []
         var coinCache: [String: Result<String, Error>] = [:]
         var idsInFile: [UUID: String] = [:]
         parsed.reserveCapacity(rows.count)
-        for row in rows {
+        parsedRow.reserveCapacity(rows.count)
+        for (index, row) in rows.enumerated() {
             do {
                 let coinText = try field(row, "coin")
                 let coinId: String
-                switch coinCache[coinText.lowercased()] {
+                switch coinCache[coinText] {
                 case let .success(id)?: coinId = id
                 case let .failure(e)?: throw e
                 case nil:
                     do {
                         coinId = try resolveCoin(coinText)
-                        coinCache[coinText.lowercased()] = .success(coinId)
+                        coinCache[coinText] = .success(coinId)
                     } catch {
-                        coinCache[coinText.lowercased()] = .failure(error)
+                        coinCache[coinText] = .failure(error)
                         throw error
                     }
                 }
@@ -144,23 +196,26 @@ public enum TransactionImport {
                 try ValueRules.check(tx, now: now)
                 if row.fields["id"].map({ !$0.isEmpty }) == true {
                     if let first = idsInFile[tx.id] {
-                        throw CommandError("id \(tx.id.uuidString.lowercased()) also appears at \(first)")
+                        throw CommandError("id \(UUIDText.lowercased(tx.id)) also appears at \(first)")
                     }
                     idsInFile[tx.id] = row.location
                 }
-                parsed.append((row, tx))
+                parsed.append(tx)
+                parsedRow.append(index)
             } catch {
                 problems.append((row.order, "\(row.location): \(error)"))
             }
         }
+
         // De-duplicate against the store, as a multiset of trade keys.
         let knownIDs = Set(existing.map(\.id))
         var counts: [TradeKey: Int] = [:]
         if !allowDuplicates { for t in existing { counts[t.tradeKey, default: 0] += 1 } }
         var added: [Transaction] = []
-        var locations: [UUID: ImportRow] = [:]
+        added.reserveCapacity(parsed.count)
+        var rowOfAdded: [UUID: Int] = [:]
         var skipped = 0
-        for (row, tx) in parsed {
+        for (i, tx) in parsed.enumerated() {
             if knownIDs.contains(tx.id) { skipped += 1; continue }
             if !allowDuplicates, let n = counts[tx.tradeKey], n > 0 {
                 counts[tx.tradeKey] = n - 1
@@ -168,19 +223,21 @@ public enum TransactionImport {
                 continue
             }
             added.append(tx)
-            locations[tx.id] = row
+            rowOfAdded[tx.id] = parsedRow[i]
         }
+        parsed = []
 
-        // The merged history must be valid; report one broken sell per coin.
-        let merged = existing + added
+        // The merged history must be valid: one replay of the touched coins, one broken sell reported per coin.
         let touched = Set(added.map(\.coinId))
-        var byCoin: [String: [Transaction]] = [:]
-        for t in merged where touched.contains(t.coinId) { byCoin[t.coinId, default: []].append(t) }
-        for coin in byCoin.keys.sorted() {
+        var ledger = Ledger()
+        var failedCoins: Set<String> = []
+        for t in Ledger.chronological(existing.filter { touched.contains($0.coinId) } + added) where !failedCoins.contains(t.coinId) {
             do {
-                _ = try Ledger.replay(byCoin[coin] ?? [])
+                try ledger.apply(t)
             } catch let PortfolioError.breaksLaterSell(c, held, requested, date, id) {
-                if let row = locations[id] {
+                failedCoins.insert(c)
+                if let index = rowOfAdded[id] {
+                    let row = rows[index]
                     problems.append((row.order, "\(row.location): "
                         + PortfolioError.insufficientQuantity(coinId: c, held: held, requested: requested).description))
                 } else {
@@ -188,6 +245,7 @@ public enum TransactionImport {
                         + PortfolioError.breaksLaterSell(coinId: c, held: held, requested: requested, date: date, id: id).description))
                 }
             } catch {
+                failedCoins.insert(t.coinId)
                 problems.append((Int.max, String(describing: error)))
             }
         }
