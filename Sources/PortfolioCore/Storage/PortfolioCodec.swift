@@ -13,14 +13,14 @@ public enum PortfolioCodec {
     public static let formatName = "bitpal-portfolio"
 
     public static func encode(_ p: Portfolio) -> [UInt8] {
-        var w = JSONWriter(capacity: 256 + p.transactions.count * 300)
+        var w = JSONWriter(capacity: 4096 + p.transactions.count * 176)
         w.beginObject()
         w.key("format"); w.string(formatName)
         w.key("version"); w.number(String(Portfolio.formatVersion))
         w.key("baseCurrency"); w.string("USD")
         w.key("transactions")
         w.beginArray()
-        for t in p.transactions { writeTransaction(t, to: &w, inline: true) }
+        for t in p.transactions { writeTransactionLine(t, to: &w) }
         w.endArray()
         w.key("watchlist")
         w.beginArray()
@@ -44,6 +44,32 @@ public enum PortfolioCodec {
         w.endObject()
         w.finish()
         return w.bytes
+    }
+
+    /// Writes one transaction on one line, as the store keeps it: the same keys and order as
+    /// `writeTransaction`, written as constant chunks (a million lines in a fraction of a second).
+    static func writeTransactionLine(_ t: Transaction, to w: inout JSONWriter) {
+        w.prepareValue()
+        w.raw("{\"id\": \"")
+        w.withBytes { UUIDText.write(t.id, to: &$0) }
+        w.raw("\", \"coinId\": ")
+        w.rawQuoted(t.coinId)
+        w.raw(t.type == .buy ? ", \"type\": \"buy\", \"amount\": \"" : ", \"type\": \"sell\", \"amount\": \"")
+        w.withBytes { t.amountValue.write(to: &$0) }
+        w.raw("\", \"pricePerCoin\": \"")
+        w.withBytes { t.priceValue.write(to: &$0) }
+        w.raw("\", \"fee\": \"")
+        w.withBytes { t.feeValue.write(to: &$0) }
+        w.raw("\", \"date\": \"")
+        w.withBytes { ISODate.write(t.date, to: &$0) }
+        if let notes = t.notes {
+            w.raw("\", \"notes\": ")
+            w.rawQuoted(notes)
+            w.raw("}")
+        } else {
+            w.raw("\", \"notes\": null}")
+        }
+        w.markValueWritten()
     }
 
     /// Writes one transaction object in the order `list --json` and the store share

@@ -154,6 +154,26 @@ public struct JSONWriter {
 
     private static let indentation = [UInt8](repeating: UInt8(ascii: " "), count: 32)
 
+    /// Appends raw bytes (already valid JSON) exactly where the caller wants them.
+    public mutating func raw(_ chunk: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: chunk.utf8Start, count: chunk.utf8CodeUnitCount))
+    }
+
+    /// Direct access for specialised writers that know the layout they produce.
+    public mutating func withBytes<T>(_ body: (inout [UInt8]) -> T) -> T { body(&bytes) }
+
+    /// Appends a quoted, escaped string at the current position (no separators).
+    public mutating func rawQuoted(_ s: String) { appendQuoted(s) }
+
+    /// Continues after bytes written directly, as if one value had been written here.
+    public mutating func markValueWritten() {
+        first = false
+        afterKey = false
+    }
+
+    /// Writes the separator and indentation a value at this position needs.
+    public mutating func prepareValue() { separate() }
+
     private mutating func appendQuoted(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         var plain = true
