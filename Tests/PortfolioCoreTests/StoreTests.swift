@@ -16,6 +16,25 @@ import Testing
         #expect(PortfolioCodec.encode(p) == Array(bytes))
     }
 
+    @Test func anyLayoutAndKeyOrderReadsTheSame() throws {
+        let bytes = try #require(FileManager.default.contents(atPath: fixtures.appendingPathComponent("portfolio-v1.json").path))
+        let expected = try PortfolioCodec.decode(Array(bytes), path: "fixture")
+        let reordered = """
+        {"version": 1, "watchlist": [{"dateAdded": "2024-03-01T00:00:00Z", "coinId": "solana"}],
+         "transactions": [
+          {
+            "notes": "first \\"stack\\"", "fee": "10", "date": "2024-01-01T00:00:00Z", "pricePerCoin": "30000",
+            "amount": "0.5", "type": "buy", "coinId": "bitcoin", "id": "0A4F8E2C-1B3D-4E5F-8A9B-0C1D2E3F4A5B", "extra": [1, {"x": null}]
+          },
+          {"id": "1b5a9f3d-2c4e-4f60-9bac-1d2e3f4a5b6c", "coinId": "ethereum", "type": "sell", "amount": "0.000000000000000001",
+           "pricePerCoin": "1234.56789", "date": "2024-02-03T04:05:06.789Z"}
+         ],
+         "manualPrices": [{"coinId": "bitcoin", "date": "2024-03-02T00:00:00Z", "price": "60000.5"}],
+         "format": "bitpal-portfolio", "baseCurrency": "USD"}
+        """
+        #expect(try PortfolioCodec.decode(Array(reordered.utf8), path: "x") == expected)
+    }
+
     @Test func roundTripThroughTheFile() throws {
         let dir = scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

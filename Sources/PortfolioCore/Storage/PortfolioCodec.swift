@@ -119,7 +119,13 @@ public enum PortfolioCodec {
                 case "transactions":
                     p.transactions.reserveCapacity(buffer.count / 160)
                     try r.beginArray()
-                    while try r.nextElement() { p.transactions.append(try readTransaction(&r)) }
+                    while try r.nextElement() {
+                        if let t = readTransactionLine(&r) {
+                            p.transactions.append(t)
+                        } else {
+                            p.transactions.append(try readTransaction(&r))
+                        }
+                    }
                 case "watchlist":
                     try r.beginArray()
                     while try r.nextElement() {
@@ -167,7 +173,35 @@ public enum PortfolioCodec {
         }
     }
 
-    /// Reads one transaction object as the store writes it.
+    /// Reads one transaction laid out exactly as `writeTransactionLine` writes it, or returns `nil`
+    /// (at the same position) so the general reader can take over and report any error precisely.
+    static func readTransactionLine(_ r: inout JSONReader) -> Transaction? {
+        r.skipSpace()
+        let start = r.mark
+        func fail() -> Transaction? {
+            r.rewind(to: start)
+            return nil
+        }
+        guard r.consume("{\"id\": "), let idBytes = try? r.readRawStringBytes(), let id = UUIDText.parse(idBytes),
+              r.consume(", \"coinId\": "), let coin = try? r.readString(),
+              r.consume(", \"type\": ") else { return fail() }
+        let type: TransactionType
+        if r.consume("\"buy\"") { type = .buy } else if r.consume("\"sell\"") { type = .sell } else { return fail() }
+        guard r.consume(", \"amount\": "), let a = try? r.readRawStringBytes(), let amount = Fixed18.parse(utf8: a),
+              r.consume(", \"pricePerCoin\": "), let pr = try? r.readRawStringBytes(), let price = Fixed18.parse(utf8: pr),
+              r.consume(", \"fee\": "), let f = try? r.readRawStringBytes(), let fee = Fixed18.parse(utf8: f),
+              r.consume(", \"date\": "), let d = try? r.readRawStringBytes(), let date = ISODate.parseTimestamp(utf8: d),
+              r.consume(", \"notes\": ") else { return fail() }
+        var notes: String?
+        if !r.consume("null") {
+            guard let n = try? r.readString() else { return fail() }
+            notes = n
+        }
+        guard r.consume("}") else { return fail() }
+        return Transaction(id: id, coinId: coin, type: type, amount: amount, price: price, fee: fee, date: date, notes: notes)
+    }
+
+    /// Reads one transaction object with its keys in any order and any layout.
     public static func readTransaction(_ r: inout JSONReader) throws(JSONReadError) -> Transaction {
         var id: UUID?, coin: String?, type: TransactionType?, amount: Fixed18?, price: Fixed18?
         var fee = Fixed18.zero, date: Date?, notes: String?

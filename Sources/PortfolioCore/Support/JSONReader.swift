@@ -157,6 +157,27 @@ public struct JSONReader {
         return true
     }
 
+    // MARK: Layout-aware fast paths
+
+    /// Consumes `literal` if the bytes at the current position are exactly it.
+    public mutating func consume(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard position + n <= count else { return false }
+        let p = literal.utf8Start
+        for i in 0..<n where bytes[position + i] != p[i] { return false }
+        position += n
+        return true
+    }
+
+    /// Where the reader is, to come back to if a fast path does not fit.
+    public var mark: Int { position }
+
+    /// Returns to a `mark` taken in the same container.
+    public mutating func rewind(to mark: Int) { position = mark }
+
+    /// Skips spaces and line breaks.
+    public mutating func skipSpace() { skipWhitespace() }
+
     // MARK: Scalars
 
     /// True (and consumed) if the next value is `null`.
