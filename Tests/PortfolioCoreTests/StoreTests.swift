@@ -172,3 +172,27 @@ import Testing
         #expect(try r.readString() == "aé😀\t/")
     }
 }
+
+@Suite struct UUIDTextTests {
+    @Test func randomIDsAreVersion4AndDistinct() {
+        var seen = Set<UUID>()
+        for _ in 0..<50_000 {
+            let id = UUIDText.random()
+            #expect(id.uuid.6 >> 4 == 4 && id.uuid.8 >> 6 == 2)
+            seen.insert(id)
+        }
+        #expect(seen.count == 50_000)
+    }
+
+    @Test func parseAndPrintRoundTrip() {
+        for _ in 0..<100 {
+            let id = UUID()
+            #expect(UUIDText.parse(UUIDText.lowercased(id).utf8) == id)
+            #expect(UUIDText.lowercased(id) == id.uuidString.lowercased())
+            #expect(UUIDText.parse(id.uuidString.utf8) == id)
+        }
+        for bad in ["", "0a4f8e2c1b3d-4e5f-8a9b-0c1d2e3f4a5b0", "0a4f8e2c-1b3d-4e5f-8a9b-0c1d2e3f4a5g", "0a4f8e2c-1b3d-4e5f-8a9b+0c1d2e3f4a5b"] {
+            #expect(UUIDText.parse(bad.utf8) == nil)
+        }
+    }
+}

@@ -16,8 +16,8 @@ public enum ValueRules {
 
     /// Checks what `add` checks of one transaction on its own.
     public static func check(_ tx: Transaction, now: Date) throws(PortfolioError) {
-        if tx.amount <= 0 { throw .amountNotPositive }
-        if tx.pricePerCoin <= 0 { throw .priceNotPositive }
+        if tx.amountValue.units == 0 { throw .amountNotPositive }
+        if tx.priceValue.units == 0 { throw .priceNotPositive }
         if tx.date > now { throw .futureDate }
     }
 }

@@ -288,7 +288,7 @@ public enum TransactionImport {
         } else {
             throw LiteralError.notADate(field: "Date", text: dateText)
         }
-        var id = UUID()
+        var id = UUIDText.random()
         if let idText = row.fields["id"]?.trimmedSpaces, !idText.isEmpty {
             guard let parsed = UUIDText.parse(idText.utf8) else {
                 throw CommandError("id '\(TextEscaping.escaped(idText))' is not a UUID")

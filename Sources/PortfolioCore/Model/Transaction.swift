@@ -30,7 +30,7 @@ public struct Transaction: Hashable, Sendable {
     public var notes: String?
 
     public init(
-        id: UUID = UUID(), coinId: String, type: TransactionType, amount: Fixed18, price: Fixed18,
+        id: UUID = UUIDText.random(), coinId: String, type: TransactionType, amount: Fixed18, price: Fixed18,
         fee: Fixed18 = .zero, date: Date, notes: String? = nil
     ) {
         self.id = id
@@ -48,7 +48,7 @@ public struct Transaction: Hashable, Sendable {
     /// The values must already meet the rules (non-negative, at most 18 fractional and
     /// 20 integer digits: `ValueRules.precise`); anything else is a programming error.
     public init(
-        id: UUID = UUID(), coinId: String, type: TransactionType, amount: Decimal,
+        id: UUID = UUIDText.random(), coinId: String, type: TransactionType, amount: Decimal,
         pricePerCoin: Decimal, fee: Decimal = 0, date: Date, notes: String? = nil
     ) {
         self.init(id: id, coinId: coinId, type: type, amount: Fixed18.checked(amount), price: Fixed18.checked(pricePerCoin),

@@ -29,6 +29,18 @@ public enum UUIDText {
                            b(lo, 0), b(lo, 1), b(lo, 2), b(lo, 3), b(lo, 4), b(lo, 5), b(lo, 6), b(lo, 7)))
     }
 
+    /// A random (version 4) UUID. Foundation's `UUID()` opens `/dev/urandom` every time, which an
+    /// import of 100,000 rows feels; this draws from a generator seeded once from the system's.
+    public static func random() -> UUID {
+        let raw = IDGenerator.shared.next128()
+        var u = withUnsafeBytes(of: raw) { b in
+            (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        }
+        u.6 = (u.6 & 0x0F) | 0x40  // version 4
+        u.8 = (u.8 & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(uuid: u)
+    }
+
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// Lower-case text, as bitpal prints and stores ids.
@@ -50,4 +62,37 @@ public enum UUIDText {
             }
         }
     }
+}
+
+/// xoshiro256** seeded from the system generator: 122 random bits per id, no system call per id.
+final class IDGenerator: @unchecked Sendable {
+    static let shared = IDGenerator()
+    private let lock = NSLock()
+    private var s: (UInt64, UInt64, UInt64, UInt64)
+
+    private init() {
+        var system = SystemRandomNumberGenerator()
+        s = (system.next(), system.next(), system.next(), system.next())
+        if s == (0, 0, 0, 0) { s.0 = 0x9E37_79B9_7F4A_7C15 }
+    }
+
+    func next128() -> (UInt64, UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (step(), step())
+    }
+
+    private func step() -> UInt64 {
+        let result = rotl(s.1 &* 5, 7) &* 9
+        let t = s.1 << 17
+        s.2 ^= s.0
+        s.3 ^= s.1
+        s.1 ^= s.2
+        s.0 ^= s.3
+        s.2 ^= t
+        s.3 = rotl(s.3, 45)
+        return result
+    }
+
+    private func rotl(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }
