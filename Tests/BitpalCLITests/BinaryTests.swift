@@ -52,10 +52,16 @@ final class BinaryTests: XCTestCase {
         XCTAssertEqual(try load().transactions.count, 2)
     }
 
-    /// 8 writer processes × 25 adds each at once: every transaction is there.
+    /// 8 writer processes × 50 adds each at once, with a reader loop and a `price refresh` loop
+    /// against the fake price service: every transaction is there, every read sees a whole store.
     func testConcurrentWritersLoseNothing() throws {
         let binary = try bitpalBinary()
-        let writers = 8, each = 25
+        let server = try FakeCoinGecko()
+        defer { server.stop() }
+        var onlineEnv = env
+        onlineEnv["BITPAL_OFFLINE"] = nil
+        onlineEnv["BITPAL_API_URL"] = server.baseURL
+        let writers = 8, each = 50
         let group = DispatchGroup()
         let failures = Failures()
         for w in 0..<writers {
@@ -69,13 +75,18 @@ final class BinaryTests: XCTestCase {
                 group.leave()
             }
         }
-        // A reader loop alongside: every read sees a whole, valid store.
-        var reads = 0
+        // A reader loop and a refresh loop alongside: every read sees a whole, valid store.
+        var reads = 0, refreshes = 0
         while group.wait(timeout: .now() + 0.01) == .timedOut {
             let r = try runProcess(binary, ["holdings", "--json"], env: env)
             XCTAssertEqual(r.status, 0, r.err)
             reads += 1
+            let p = try runProcess(binary, ["price", "refresh", "--quiet"], env: onlineEnv)
+            XCTAssertEqual(p.status, 0, p.err)
+            refreshes += 1
         }
+        XCTAssertGreaterThan(refreshes, 0)
+        XCTAssertNoThrow(try PriceCache(directory: dir).load())
         XCTAssertEqual(failures.all, [])
         let notes = Set(try load().transactions.compactMap(\.notes))
         XCTAssertEqual(notes.count, writers * each)
