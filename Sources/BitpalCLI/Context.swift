@@ -98,11 +98,10 @@ public final class Context {
         return catalog(includingCache: true).coin(id: id) ?? Coin.unknown(id)
     }
 
-    /// A `@Sendable` lookup for reports.
-    func coinLookup() -> @Sendable (String) -> Coin {
+    /// A `@Sendable` lookup for reports over `ids` (reads the cached list only if a built-in lookup misses).
+    func coinLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> Coin {
         var table: [String: Coin] = [:]
-        let c = catalog(includingCache: true)
-        for coin in c.coins { table[coin.id] = coin }
+        for id in ids where table[id] == nil { table[id] = coin(id: id) }
         let frozen = table
         return { id in frozen[id] ?? Coin.unknown(id) }
     }

@@ -11,14 +11,14 @@ enum PriceUpdater {
     }
 
     /// Refreshes when any needed coin's newest quote is over 60 s old; on failure warns and keeps the cache.
-    static func refreshIfNeeded(_ context: Context, portfolio: Portfolio, coins: [String], book: PriceBook) -> PriceBook {
+    static func refreshIfNeeded(_ context: Context, coins: [String], book: PriceBook) -> PriceBook {
         guard !context.offline else { return book }
         let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: context.now)
         guard !stale.isEmpty else { return book }
         do {
-            let fetched = try fetch(context, coins: stale)
-            let cached = (try? context.priceCache().load()) ?? []
-            return PriceBook(manual: portfolio.manualPrices, fetched: cached.isEmpty ? fetched.quotes : cached)
+            var updated = book
+            updated.add(try fetch(context, coins: stale).quotes)
+            return updated
         } catch {
             context.warn("could not refresh prices (\(error)); showing the last known prices")
             return book

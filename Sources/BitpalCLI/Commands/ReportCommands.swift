@@ -15,9 +15,9 @@ struct ReportInputs {
         var prices = try context.priceBook(portfolio)
         if refresh {
             let needed = ledger.openPositions.map(\.coinId) + extraCoins
-            prices = PriceUpdater.refreshIfNeeded(context, portfolio: portfolio, coins: needed, book: prices)
+            prices = PriceUpdater.refreshIfNeeded(context, coins: needed, book: prices)
         }
-        let reports = Reports(ledger: ledger, prices: prices, now: context.now, coin: context.coinLookup())
+        let reports = Reports(ledger: ledger, prices: prices, now: context.now, coin: context.coinLookup(ledger.positions.keys))
         return ReportInputs(portfolio: portfolio, ledger: ledger, prices: prices, reports: reports)
     }
 }

@@ -12,9 +12,17 @@ public struct PriceBook: Sendable {
     private var byCoin: [String: [Quote]] = [:]
 
     public init(manual: [Quote] = [], fetched: [Quote] = []) {
-        for q in manual { byCoin[q.coinId, default: []].append(q) }
-        for q in fetched { byCoin[q.coinId, default: []].append(q) }
-        for key in byCoin.keys {
+        add(manual + fetched)
+    }
+
+    /// Adds quotes (e.g. just fetched), keeping each coin's history in time order.
+    public mutating func add(_ quotes: [Quote]) {
+        var touched: Set<String> = []
+        for q in quotes {
+            byCoin[q.coinId, default: []].append(q)
+            touched.insert(q.coinId)
+        }
+        for key in touched {
             byCoin[key]?.sort { $0.time < $1.time }
         }
     }
