@@ -154,26 +154,16 @@ struct WatchListCommand: Command {
         struct Row { var entry: WatchEntry; var coin: Coin; var quote: Quote? }
         var rows = portfolio.watchlist.map { Row(entry: $0, coin: context.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
         func byName(_ a: Row, _ b: Row) -> Bool { a.coin.name.lowercased() < b.coin.name.lowercased() }
-        func pricedFirst(_ key: @escaping (Row) -> Decimal?) -> (Row, Row) -> Bool {
-            { a, b in
-                switch (key(a), key(b)) {
-                case let (x?, y?): return x != y ? x > y : byName(a, b)
-                case (.some, nil): return true
-                case (nil, .some): return false
-                case (nil, nil): return byName(a, b)
-                }
-            }
-        }
         switch sort {
         case .name: rows.sort { a, b in
-            switch (a.quote, b.quote) {
-            case (.some, nil): return true
-            case (nil, .some): return false
-            default: return byName(a, b)
-            }
+            KnownFirst.descending(a.quote.map { _ in 1 }, b.quote.map { _ in 1 }, tie: byName(a, b), unknown: byName(a, b))
         }
-        case .price: rows.sort(by: pricedFirst { $0.quote?.price })
-        case .change: rows.sort(by: pricedFirst { $0.quote?.change24h })
+        case .price: rows.sort { a, b in
+            KnownFirst.descending(a.quote?.price, b.quote?.price, tie: byName(a, b), unknown: byName(a, b))
+        }
+        case .change: rows.sort { a, b in
+            KnownFirst.descending(a.quote?.change24h, b.quote?.change24h, tie: byName(a, b), unknown: byName(a, b))
+        }
         }
         if context.json {
             context.printJSON(.array(rows.map { r in

@@ -122,21 +122,30 @@ public struct Reports: Sendable {
             let x = a.coin.name.lowercased(), y = b.coin.name.lowercased()
             return x != y ? x < y : a.coin.id < b.coin.id
         }
-        func pricedFirst(_ key: @escaping (HoldingLine) -> Decimal?) -> (HoldingLine, HoldingLine) -> Bool {
-            return { a, b in
-                switch (key(a), key(b)) {
-                case let (x?, y?): return x != y ? x > y : byName(a, b)
-                case (.some, nil): return true
-                case (nil, .some): return false
-                case (nil, nil): return a.totalCost != b.totalCost ? a.totalCost > b.totalCost : byName(a, b)
-                }
-            }
+        func unpricedOrder(_ a: HoldingLine, _ b: HoldingLine) -> Bool {
+            a.totalCost != b.totalCost ? a.totalCost > b.totalCost : byName(a, b)
         }
         switch sort {
-        case .value: return pricedFirst { $0.currentValue }
-        case .pnl: return pricedFirst { $0.profitLoss }
+        case .value: return { a, b in KnownFirst.descending(a.currentValue, b.currentValue, tie: byName(a, b), unknown: unpricedOrder(a, b)) }
+        case .pnl: return { a, b in KnownFirst.descending(a.profitLoss, b.profitLoss, tie: byName(a, b), unknown: unpricedOrder(a, b)) }
         case .name: return byName
         case .amount: return { a, b in a.totalAmount != b.totalAmount ? a.totalAmount > b.totalAmount : byName(a, b) }
+        }
+    }
+}
+
+/// Orders by a value that may be unknown: largest first, unknown last.
+public enum KnownFirst {
+    /// - Parameters:
+    ///   - tie: the order when both values are equal.
+    ///   - unknown: the order when both are unknown.
+    public static func descending(_ x: Decimal?, _ y: Decimal?, tie: @autoclosure () -> Bool,
+                                  unknown: @autoclosure () -> Bool) -> Bool {
+        switch (x, y) {
+        case let (x?, y?): x != y ? x > y : tie()
+        case (.some, nil): true
+        case (nil, .some): false
+        case (nil, nil): unknown()
         }
     }
 }

@@ -7,31 +7,8 @@ import Glibc
 public enum FileSystem {
     /// The bytes of a file, or `nil` when it does not exist.
     public static func read(_ path: String) throws(StoreError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw StoreError(path: path, reason: .unreadable(errorText()))
-        }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw StoreError(path: path, reason: .unreadable("it is a folder")) }
-        var result = [UInt8]()
-        var capacity = max(Int(st.st_size), 0) + 1
-        result.reserveCapacity(capacity)
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(path: path, reason: .unreadable(errorText()))
-            }
-            if n == 0 { break }
-            if result.count + n > capacity { capacity *= 2; result.reserveCapacity(capacity) }
-            result.append(contentsOf: chunk[0..<n])
-            if chunk.count < 1 << 22 && n == chunk.count { chunk = [UInt8](repeating: 0, count: chunk.count * 4) }
-        }
-        return result
+        guard let buffer = try readBuffer(path) else { return nil }
+        return Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
     }
 
     /// A whole file read straight into memory a `JSONReader` can scan; `nil` when it does not exist.

@@ -164,12 +164,8 @@ public enum PortfolioCodec {
             try r.finish()
             guard version != nil else { throw JSONReadError(message: "no \"version\" field", line: 1, column: 1) }
             return p
-        } catch let e as JSONReadError {
-            throw StoreError(path: path, reason: .malformed(e.description))
-        } catch let e as StoreError {
-            throw e
         } catch {
-            throw StoreError(path: path, reason: .malformed(String(describing: error)))
+            throw StoreError.reading(path, error)
         }
     }
 

@@ -91,12 +91,8 @@ public struct PriceCache: Sendable {
             }
             try r.finish()
             return quotes
-        } catch let e as JSONReadError {
-            throw StoreError(path: path, reason: .malformed(e.description))
-        } catch let e as StoreError {
-            throw e
         } catch {
-            throw StoreError(path: path, reason: .malformed(String(describing: error)))
+            throw StoreError.reading(path, error)
         }
     }
 
@@ -178,7 +174,7 @@ public struct CatalogCache: Sendable {
             guard let fetched else { throw r.error("no fetchedAt") }
             return (fetched, coins)
         } catch {
-            throw StoreError(path: path, reason: .malformed(String(describing: error)))
+            throw StoreError.reading(path, error)
         }
     }
 

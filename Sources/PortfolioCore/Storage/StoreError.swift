@@ -24,6 +24,17 @@ public struct StoreError: Error, Equatable, Sendable {
     }
 }
 
+extension StoreError {
+    /// Any error met while reading `path`, as a `StoreError` (JSON errors keep their line and column).
+    static func reading(_ path: String, _ error: any Error) -> StoreError {
+        switch error {
+        case let e as StoreError: e
+        case let e as JSONReadError: StoreError(path: path, reason: .malformed(e.description))
+        default: StoreError(path: path, reason: .malformed(String(describing: error)))
+        }
+    }
+}
+
 extension StoreError: CustomStringConvertible {
     public var description: String {
         switch reason {

@@ -91,25 +91,7 @@ public struct JSONReader {
 
     /// The next key of the current object, or `nil` after its closing `}`.
     public mutating func nextKey() throws(JSONReadError) -> String? {
-        skipWhitespace()
-        guard position < count else { throw error("unexpected end of file; expected '}'") }
-        if bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            firstInContainer.removeLast()
-            return nil
-        }
-        if firstInContainer[firstInContainer.count - 1] {
-            firstInContainer[firstInContainer.count - 1] = false
-        } else {
-            try expect(UInt8(ascii: ","), "expected ',' or '}'")
-        }
-        skipWhitespace()
-        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
-            throw error("expected a key in double quotes")
-        }
-        let key = try readString()
-        try expect(UInt8(ascii: ":"), "expected ':' after a key")
-        return key
+        try nextKeyBytes().map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Like `nextKey`, but the key's raw bytes (keys with escapes are decoded first).
