@@ -96,18 +96,7 @@ public struct JSONReader {
 
     /// Like `nextKey`, but the key's raw bytes (keys with escapes are decoded first).
     public mutating func nextKeyBytes() throws(JSONReadError) -> UnsafeBufferPointer<UInt8>? {
-        skipWhitespace()
-        guard position < count else { throw error("unexpected end of file; expected '}'") }
-        if bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            firstInContainer.removeLast()
-            return nil
-        }
-        if firstInContainer[firstInContainer.count - 1] {
-            firstInContainer[firstInContainer.count - 1] = false
-        } else {
-            try expect(UInt8(ascii: ","), "expected ',' or '}'")
-        }
+        guard try nextMember(closedBy: UInt8(ascii: "}")) else { return nil }
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: "\"") else {
             throw error("expected a key in double quotes")
@@ -124,9 +113,16 @@ public struct JSONReader {
 
     /// True when another element follows in the current array; false after its closing `]`.
     public mutating func nextElement() throws(JSONReadError) -> Bool {
+        try nextMember(closedBy: UInt8(ascii: "]"))
+    }
+
+    /// Steps past the `,` before the next member of the open container; false (and the container
+    /// closed) at its closing bracket.
+    private mutating func nextMember(closedBy closer: UInt8) throws(JSONReadError) -> Bool {
+        let what = closer == UInt8(ascii: "]") ? "']'" : "'}'"
         skipWhitespace()
-        guard position < count else { throw error("unexpected end of file; expected ']'") }
-        if bytes[position] == UInt8(ascii: "]") {
+        guard position < count else { throw error("unexpected end of file; expected \(what)") }
+        if bytes[position] == closer {
             position += 1
             firstInContainer.removeLast()
             return false
@@ -134,7 +130,7 @@ public struct JSONReader {
         if firstInContainer[firstInContainer.count - 1] {
             firstInContainer[firstInContainer.count - 1] = false
         } else {
-            try expect(UInt8(ascii: ","), "expected ',' or ']'")
+            try expect(UInt8(ascii: ","), "expected ',' or \(what)")
         }
         return true
     }
