@@ -20,7 +20,8 @@ let package = Package(
         .executableTarget(name: "bitpal", dependencies: ["BitpalCLI"]),
         // Times the release bitpal binary on synthetic portfolios.
         .executableTarget(name: "bitpal-bench", dependencies: ["PortfolioCore"]),
-        .testTarget(name: "PortfolioCoreTests", dependencies: ["PortfolioCore"]),
-        .testTarget(name: "BitpalCLITests", dependencies: ["BitpalCLI", "PortfolioCore"]),
+        // Fixture and golden files are read from the source tree (#filePath), not bundled.
+        .testTarget(name: "PortfolioCoreTests", dependencies: ["PortfolioCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "BitpalCLITests", dependencies: ["BitpalCLI", "PortfolioCore"], exclude: ["Golden"]),
     ]
 )

@@ -7,7 +7,7 @@ public struct CLI {
     public static let version = "0.1.0"
 
     /// The command table: help, suggestions and completions are all generated from it.
-    public static let commands: [any Command.Type] = [
+    public static var commands: [any Command.Type] { [
         DemoCommand.self,
         AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self,
         ImportCommand.self, ExportCommand.self,
@@ -16,7 +16,7 @@ public struct CLI {
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
         HelpCommand.self, CompletionsCommand.self,
-    ]
+    ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
     static let defaultSubcommands = ["price": "list", "watch": "list"]

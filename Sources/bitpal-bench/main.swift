@@ -143,8 +143,8 @@ if let (n, dir) = options.generate {
     let portfolio = Portfolio(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
         Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: Date(), source: .manual)
     })
-    FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(portfolio)))
-    FileManager.default.createFile(atPath: dir + "/rows.csv", contents: Data(generated.csv.utf8))
+    _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(portfolio)))
+    _ = FileManager.default.createFile(atPath: dir + "/rows.csv", contents: Data(generated.csv.utf8))
     print("wrote \(n) transactions to \(dir)/portfolio.json and \(dir)/rows.csv")
     exit(0)
 }
@@ -198,9 +198,9 @@ for n in options.sizes {
         Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: now, source: .manual)
     }
     let seed = "\(dir)/seed.json"
-    FileManager.default.createFile(atPath: seed, contents: Data(PortfolioCodec.encode(portfolio)))
+    _ = FileManager.default.createFile(atPath: seed, contents: Data(PortfolioCodec.encode(portfolio)))
     let csvPath = "\(dir)/rows.csv"
-    FileManager.default.createFile(atPath: csvPath, contents: Data(generated.csv.utf8))
+    _ = FileManager.default.createFile(atPath: csvPath, contents: Data(generated.csv.utf8))
     let home = "\(dir)/home"
     try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     let store = "\(home)/portfolio.json"

@@ -52,7 +52,7 @@ final class Sandbox {
     func write(_ name: String, _ content: String) -> String {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(content.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(content.utf8))
         return path
     }
 

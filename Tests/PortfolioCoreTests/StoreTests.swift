@@ -71,7 +71,7 @@ import Testing
         let dir = scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = PortfolioStore(directory: dir)
-        FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
+        _ = FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
         do {
             _ = try store.load()
             Issue.record("a corrupt file loaded")
@@ -94,7 +94,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = PortfolioStore(directory: dir)
         let content = "{\"format\": \"bitpal-portfolio\", \"version\": 2, \"transactions\": [], \"future\": {}}\n"
-        FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
+        _ = FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
         #expect(throws: StoreError(path: store.path, reason: .unsupportedVersion(2, highestSupported: 1))) { try store.load() }
         #expect(throws: StoreError.self) { try store.update { _ in (true, ()) } }
         #expect(FileManager.default.contents(atPath: store.path) == Data(content.utf8))
