@@ -328,6 +328,12 @@ final class CLITests: XCTestCase {
         let v = Sandbox()
         v.ok(["import", "-", "--format", "json"].map { $0 }, stdinText: json)
         XCTAssertEqual(try v.loadPortfolio().transactions, original)
+        // `list --json` (newest first) imports too; the replay order comes from the dates.
+        let w = Sandbox()
+        w.ok(["import", "-", "--format", "json"], stdinText: s.ok(["list", "--json"]).out)
+        XCTAssertEqual(Set(try w.loadPortfolio().transactions), Set(original))
+        w.ok(["price", "set", "btc", "60000", "--date", "2024-06-01T11:30:00Z"])
+        XCTAssertEqual(w.ok(["summary", "--json"]).out, s.ok(["summary", "--json"]).out)
     }
 
     func testImportIsAllOrNothingAndDryRunWritesNothing() throws {

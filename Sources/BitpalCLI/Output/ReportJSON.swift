@@ -24,7 +24,7 @@ enum ReportJSON {
         ])
     }
 
-    static func holding(_ h: HoldingLine) -> JSONValue {
+    static func holding(_ h: Holding) -> JSONValue {
         .object([
             ("coinId", .string(h.coin.id)),
             ("symbol", .string(h.coin.symbol.lowercased())),
@@ -66,7 +66,7 @@ enum ReportJSON {
         })
     }
 
-    static func topHolding(_ h: HoldingLine, idKey: String, upperSymbol: Bool) -> JSONValue {
+    static func topHolding(_ h: Holding, idKey: String, upperSymbol: Bool) -> JSONValue {
         .object([
             (idKey, .string(h.coin.id)),
             ("symbol", .string(upperSymbol ? h.coin.symbol.uppercased() : h.coin.symbol.lowercased())),

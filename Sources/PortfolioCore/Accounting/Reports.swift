@@ -1,7 +1,7 @@
 import Foundation
 
 /// An open position valued at the latest known price.
-public struct HoldingLine: Sendable {
+public struct Holding: Sendable {
     public var coin: Coin
     public var totalAmount: Decimal
     public var totalCost: Decimal
@@ -19,7 +19,7 @@ public enum HoldingsSort: String, CaseIterable, Sendable {
 
 /// Open holdings with totals and the age of the prices used.
 public struct HoldingsReport: Sendable {
-    public var holdings: [HoldingLine]
+    public var holdings: [Holding]
     /// Oldest quote time among priced holdings.
     public var pricesAsOf: Date?
     public var stale: Bool
@@ -49,7 +49,7 @@ public struct PortfolioSummary: Sendable {
     public var pricesAsOf: Date?
     public var stale: Bool
     /// At most 5 priced holdings, largest value first.
-    public var topHoldings: [HoldingLine]
+    public var topHoldings: [Holding]
 }
 
 /// Turns a ledger, prices and the catalog into reports. Pure: no I/O, no clock of its own.
@@ -67,7 +67,7 @@ public struct Reports: Sendable {
     }
 
     public func holdings(sort: HoldingsSort = .value) -> HoldingsReport {
-        var lines: [HoldingLine] = []
+        var lines: [Holding] = []
         var asOf: Date?
         var totalValue: Decimal = 0
         var totalCost: Decimal = 0
@@ -75,7 +75,7 @@ public struct Reports: Sendable {
         var unpriced = 0
         for p in ledger.openPositions {
             let quote = prices.latest(p.coinId)
-            var line = HoldingLine(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: p.costBasis,
+            var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: p.costBasis,
                                    avgCost: p.averageCost ?? 0, quote: quote)
             totalCost += p.costBasis
             if let q = quote {
@@ -117,12 +117,12 @@ public struct Reports: Sendable {
             stale: h.stale, topHoldings: Array(h.holdings.filter { $0.currentValue != nil }.prefix(5)))
     }
 
-    static func order(_ sort: HoldingsSort) -> (HoldingLine, HoldingLine) -> Bool {
-        func byName(_ a: HoldingLine, _ b: HoldingLine) -> Bool {
+    static func order(_ sort: HoldingsSort) -> (Holding, Holding) -> Bool {
+        func byName(_ a: Holding, _ b: Holding) -> Bool {
             let x = a.coin.name.lowercased(), y = b.coin.name.lowercased()
             return x != y ? x < y : a.coin.id < b.coin.id
         }
-        func unpricedOrder(_ a: HoldingLine, _ b: HoldingLine) -> Bool {
+        func unpricedOrder(_ a: Holding, _ b: Holding) -> Bool {
             a.totalCost != b.totalCost ? a.totalCost > b.totalCost : byName(a, b)
         }
         switch sort {
