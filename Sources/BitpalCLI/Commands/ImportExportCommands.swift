@@ -74,7 +74,7 @@ struct ImportCommand: Command {
         // Resolve coins before taking the lock: this may fetch the coin list once.
         var coinIDs: [String: String] = [:]
         var coinErrors: [String: Error] = [:]
-        for text in Set(rows.compactMap { $0.fields["coin"]?.trimmedSpaces }) where !text.isEmpty {
+        for text in Set(rows.compactMap { $0.fields[.coin]?.trimmedSpaces }) where !text.isEmpty {
             do { coinIDs[text.lowercased()] = try context.resolveCoin(text).id } catch { coinErrors[text.lowercased()] = error }
         }
         let resolve: (String) throws -> String = { text in

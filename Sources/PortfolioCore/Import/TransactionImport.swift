@@ -18,40 +18,58 @@ public struct ImportRow: Sendable {
 
 /// A row's values by canonical column name, stored without a dictionary (a million rows stay small).
 public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
-    public static let names = ["type", "coin", "amount", "price", "date", "fee", "notes", "id"]
-    private var type, coin, amount, price, date, fee, notes, id: String?
+    /// The columns bitpal knows.
+    public enum Column: Int, CaseIterable, Sendable {
+        case type, coin, amount, price, date, fee, notes, id
+
+        public init?(name: String) {
+            guard let c = Column.byName[name] else { return nil }
+            self = c
+        }
+
+        static let byName: [String: Column] = [
+            "type": .type, "coin": .coin, "amount": .amount, "price": .price, "date": .date, "fee": .fee,
+            "notes": .notes, "id": .id,
+        ]
+    }
+
+    private var values: (String?, String?, String?, String?, String?, String?, String?, String?) =
+        (nil, nil, nil, nil, nil, nil, nil, nil)
 
     public init(dictionaryLiteral elements: (String, String)...) {
         for (k, v) in elements { self[k] = v }
     }
 
-    public subscript(_ name: String) -> String? {
+    public subscript(_ column: Column) -> String? {
         get {
-            switch name {
-            case "type": type
-            case "coin": coin
-            case "amount": amount
-            case "price": price
-            case "date": date
-            case "fee": fee
-            case "notes": notes
-            case "id": id
-            default: nil
+            switch column {
+            case .type: values.0
+            case .coin: values.1
+            case .amount: values.2
+            case .price: values.3
+            case .date: values.4
+            case .fee: values.5
+            case .notes: values.6
+            case .id: values.7
             }
         }
         set {
-            switch name {
-            case "type": type = newValue
-            case "coin": coin = newValue
-            case "amount": amount = newValue
-            case "price": price = newValue
-            case "date": date = newValue
-            case "fee": fee = newValue
-            case "notes": notes = newValue
-            case "id": id = newValue
-            default: break
+            switch column {
+            case .type: values.0 = newValue
+            case .coin: values.1 = newValue
+            case .amount: values.2 = newValue
+            case .price: values.3 = newValue
+            case .date: values.4 = newValue
+            case .fee: values.5 = newValue
+            case .notes: values.6 = newValue
+            case .id: values.7 = newValue
             }
         }
+    }
+
+    public subscript(_ name: String) -> String? {
+        get { Column(name: name).flatMap { self[$0] } }
+        set { if let c = Column(name: name) { self[c] = newValue } }
     }
 }
 
@@ -78,7 +96,7 @@ public enum TransactionImport {
 
     /// Rows of a bitpal CSV: a header naming the columns in any order (case-insensitive).
     public static func rows(csv bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
-        var columns: [(Int, String)] = []
+        var columns: [(Int, ImportFields.Column)] = []
         var headerSeen = false
         var rows: [ImportRow] = []
         rows.reserveCapacity(bytes.count / 60)
@@ -94,7 +112,7 @@ public enum TransactionImport {
                                 headerProblem = "line \(line): column '\(canonical)' appears twice"
                                 return false
                             }
-                            columns.append((i, canonical))
+                            if let column = ImportFields.Column(name: canonical) { columns.append((i, column)) }
                         }
                     }
                     let missing = required.filter { !seen.contains($0) }
@@ -107,7 +125,7 @@ public enum TransactionImport {
                     return true
                 }
                 var row = ImportFields()
-                for (i, name) in columns where i < fields.count { row[name] = fields[i] }
+                for (i, column) in columns where i < fields.count { row[column] = fields[i] }
                 rows.append(ImportRow(location: "line \(line)", fields: row, order: line))
                 return true
             }
@@ -178,7 +196,7 @@ public enum TransactionImport {
         parsedRow.reserveCapacity(rows.count)
         for (index, row) in rows.enumerated() {
             do {
-                let coinText = try field(row, "coin")
+                let coinText = try field(row, .coin)
                 let coinId: String
                 switch coinCache[coinText] {
                 case let .success(id)?: coinId = id
@@ -194,7 +212,7 @@ public enum TransactionImport {
                 }
                 let tx = try transaction(from: row, coinId: coinId, timeZone: timeZone)
                 try ValueRules.check(tx, now: now)
-                if row.fields["id"].map({ !$0.isEmpty }) == true {
+                if row.fields[.id].map({ !$0.isEmpty }) == true {
                     if let first = idsInFile[tx.id] {
                         throw CommandError("id \(UUIDText.lowercased(tx.id)) also appears at \(first)")
                     }
@@ -213,17 +231,18 @@ public enum TransactionImport {
         if !allowDuplicates { for t in existing { counts[t.tradeKey, default: 0] += 1 } }
         var added: [Transaction] = []
         added.reserveCapacity(parsed.count)
-        var rowOfAdded: [UUID: Int] = [:]
+        var addedRow: [Int] = []
+        addedRow.reserveCapacity(parsed.count)
         var skipped = 0
         for (i, tx) in parsed.enumerated() {
-            if knownIDs.contains(tx.id) { skipped += 1; continue }
-            if !allowDuplicates, let n = counts[tx.tradeKey], n > 0 {
+            if !knownIDs.isEmpty && knownIDs.contains(tx.id) { skipped += 1; continue }
+            if !counts.isEmpty, let n = counts[tx.tradeKey], n > 0 {
                 counts[tx.tradeKey] = n - 1
                 skipped += 1
                 continue
             }
             added.append(tx)
-            rowOfAdded[tx.id] = parsedRow[i]
+            addedRow.append(parsedRow[i])
         }
         parsed = []
 
@@ -236,8 +255,8 @@ public enum TransactionImport {
                 try ledger.apply(t)
             } catch let PortfolioError.breaksLaterSell(c, held, requested, date, id) {
                 failedCoins.insert(c)
-                if let index = rowOfAdded[id] {
-                    let row = rows[index]
+                if let at = added.firstIndex(where: { $0.id == id }) {
+                    let row = rows[addedRow[at]]
                     problems.append((row.order, "\(row.location): "
                         + PortfolioError.insufficientQuantity(coinId: c, held: held, requested: requested).description))
                 } else {
@@ -255,31 +274,31 @@ public enum TransactionImport {
         return ImportPlan(added: added, skipped: skipped)
     }
 
-    static func field(_ row: ImportRow, _ name: String) throws -> String {
-        guard let v = row.fields[name]?.trimmedSpaces, !v.isEmpty else {
-            throw CommandError("missing \(name)")
+    static func field(_ row: ImportRow, _ column: ImportFields.Column) throws -> String {
+        guard let v = row.fields[column]?.trimmedSpaces, !v.isEmpty else {
+            throw CommandError("missing \(column)")
         }
         return v
     }
 
     static func transaction(from row: ImportRow, coinId: String, timeZone: TimeZone) throws -> Transaction {
-        let typeText = try field(row, "type")
+        let typeText = try field(row, .type)
         guard let type = TransactionType(rawValue: typeText.lowercased()) else {
             throw CommandError("type '\(TextEscaping.escaped(typeText))' is not buy or sell")
         }
-        func value(_ name: String, _ label: String) throws -> Fixed18 {
-            let text = try field(row, name)
+        func value(_ column: ImportFields.Column, _ label: String) throws -> Fixed18 {
+            let text = try field(row, column)
             if let fast = Fixed18.parse(utf8: text.utf8) { return fast }
             // Not representable: let the literal parser and the rules say exactly why.
             let literal = try DecimalLiteral(parsing: text, field: label)
             _ = try ValueRules.precise(literal, field: label, text: text)
             throw PortfolioError.tooManyDigits(field: label, text: text)
         }
-        let amount = try value("amount", "Amount")
-        let price = try value("price", "Price")
-        let fee = row.fields["fee"].map { $0.trimmedSpaces.isEmpty } == false
-            ? try value("fee", "Fee") : .zero
-        let dateText = try field(row, "date")
+        let amount = try value(.amount, "Amount")
+        let price = try value(.price, "Price")
+        let fee = row.fields[.fee].map { $0.trimmedSpaces.isEmpty } == false
+            ? try value(.fee, "Fee") : .zero
+        let dateText = try field(row, .date)
         let date: Date
         if let parts = ISODate.parseDay(utf8: dateText.utf8) {
             date = ISODate.startOfDay(parts, in: timeZone)
@@ -289,13 +308,13 @@ public enum TransactionImport {
             throw LiteralError.notADate(field: "Date", text: dateText)
         }
         var id = UUIDText.random()
-        if let idText = row.fields["id"]?.trimmedSpaces, !idText.isEmpty {
+        if let idText = row.fields[.id]?.trimmedSpaces, !idText.isEmpty {
             guard let parsed = UUIDText.parse(idText.utf8) else {
                 throw CommandError("id '\(TextEscaping.escaped(idText))' is not a UUID")
             }
             id = parsed
         }
-        let notes = row.fields["notes"].flatMap { $0.isEmpty ? nil : $0 }
+        let notes = row.fields[.notes].flatMap { $0.isEmpty ? nil : $0 }
         return Transaction(id: id, coinId: coinId, type: type, amount: amount, price: price, fee: fee,
                            date: date, notes: notes)
     }

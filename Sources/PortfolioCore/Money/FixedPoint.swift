@@ -22,6 +22,15 @@ public struct Fixed18: Hashable, Comparable, Sendable {
     /// Parses `digits(.digits)?`: at most 20 integer and 18 fractional digits; `nil` otherwise.
     @inlinable
     public static func parse<C: Collection>(utf8 bytes: C) -> Fixed18? where C.Element == UInt8 {
+        if C.self != UnsafeBufferPointer<UInt8>.self,
+           let fast = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0) }) {
+            return fast
+        }
+        return parse(buffer: bytes)
+    }
+
+    @inlinable
+    static func parse<C: Collection>(buffer bytes: C) -> Fixed18? where C.Element == UInt8 {
         var high: UInt64 = 0      // the first 19 integer digits
         var extra: UInt64 = 0     // a 20th integer digit, if any
         var fraction: UInt64 = 0

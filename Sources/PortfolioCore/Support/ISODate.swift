@@ -48,7 +48,8 @@ public enum ISODate {
 
     /// Parses a full timestamp: `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM|±HHMM)`; `nil` if not one.
     public static func parseTimestamp<C: Collection>(utf8 s: C) -> Date? where C.Element == UInt8 {
-        Array(s).withUnsafeBufferPointer { parseTimestamp(utf8: $0) }
+        if let fast = s.withContiguousStorageIfAvailable({ parseTimestamp(utf8: $0) }) { return fast }
+        return Array(s).withUnsafeBufferPointer { parseTimestamp(utf8: $0) }
     }
 
     /// The same over bytes in place, without copying them.
