@@ -148,8 +148,9 @@ public final class Context {
             sleep: { sleeper($0) })
     }
 
-    /// Manual and cached quotes together.
-    func priceBook(_ portfolio: Portfolio) throws -> PriceBook {
-        PriceBook(manual: portfolio.manualPrices, fetched: try priceCache().load())
+    /// Manual and cached quotes together: the newest of each coin, or with `history` every one.
+    func priceBook(_ portfolio: Portfolio, history: Bool = false) throws -> PriceBook {
+        let cache = try priceCache()
+        return PriceBook(manual: portfolio.manualPrices, fetched: history ? try cache.load() : try cache.loadLatest())
     }
 }

@@ -137,6 +137,9 @@ import Testing
         #expect(loaded.filter { $0.coinId == "bitcoin" }.count == PriceCache.historyLimit)
         #expect(loaded.last?.price == Decimal(PriceCache.historyLimit + 5))
         #expect(loaded.contains(q))
+        let latest = try cache.loadLatest()
+        #expect(latest.map(\.coinId) == ["bitcoin", "shiba-inu"])
+        #expect(latest.first?.price == Decimal(PriceCache.historyLimit + 5))
     }
 
     @Test func dataLocationOrder() throws {

@@ -119,7 +119,7 @@ struct PriceHistoryCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let coin = try context.resolveCoin(self.coin)
         let portfolio = try context.store().load()
-        let quotes = try context.priceBook(portfolio).history(coin.id)
+        let quotes = try context.priceBook(portfolio, history: true).history(coin.id)
         if quotes.isEmpty && !context.json {
             context.out("No prices recorded for \(coin.id) yet.\n")
             return .success

@@ -2,7 +2,9 @@ import Foundation
 
 /// The price cache (`prices.json`): fetched quotes and their history.
 ///
-/// Deleting it loses nothing the user typed. It has its own lock, so a price
+/// The file starts with the newest quote of each coin (`latest`), which is all a report
+/// needs, and then the history (`quotes`, oldest first), so reports read a few lines
+/// however long the history grows. Deleting it loses nothing the user typed. It has its own lock, so a price
 /// refresh never holds the portfolio lock, and it never holds this lock during
 /// network I/O either (fetch first, then lock-merge-write).
 public struct PriceCache: Sendable {
@@ -18,8 +20,14 @@ public struct PriceCache: Sendable {
 
     /// Every cached quote, oldest first; empty when there is no cache.
     public func load() throws(StoreError) -> [Quote] {
-        guard let bytes = try FileSystem.read(path) else { return [] }
-        return try Self.decode(bytes, path: path)
+        guard let buffer = try FileSystem.readBuffer(path) else { return [] }
+        return try Self.decode(buffer, path: path, latestOnly: false)
+    }
+
+    /// The newest cached quote of each coin (reads only the top of the file).
+    public func loadLatest() throws(StoreError) -> [Quote] {
+        guard let buffer = try FileSystem.readBuffer(path) else { return [] }
+        return try Self.decode(buffer, path: path, latestOnly: true)
     }
 
     /// Appends fetched quotes under the cache lock.
@@ -52,32 +60,44 @@ public struct PriceCache: Sendable {
         w.beginObject()
         w.key("format"); w.string("bitpal-prices")
         w.key("version"); w.number(String(formatVersion))
+        var newest: [String: Quote] = [:]
+        for q in quotes where newest[q.coinId].map({ $0.time <= q.time }) ?? true { newest[q.coinId] = q }
+        w.key("latest")
+        w.beginArray()
+        for coin in newest.keys.sorted() { if let q = newest[coin] { writeQuote(q, to: &w) } }
+        w.endArray()
         w.key("quotes")
         w.beginArray()
-        for q in quotes {
-            w.beginObject()
-            w.key("coinId"); w.string(q.coinId)
-            w.key("price"); w.string(DecimalFormatting.exact(q.price))
-            w.key("change24h"); w.string(q.change24h.map(DecimalFormatting.exact))
-            w.key("marketCap"); w.string(q.marketCap.map(DecimalFormatting.exact))
-            w.key("time"); w.string(ISODate.format(q.time))
-            w.key("sourceUpdatedAt"); w.string(q.sourceUpdatedAt.map(ISODate.format))
-            w.key("source"); w.string(q.source.rawValue)
-            w.endObject()
-        }
+        for q in quotes { writeQuote(q, to: &w) }
         w.endArray()
         w.endObject()
         w.finish()
         return w.bytes
     }
 
-    static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> [Quote] {
-        var r = JSONReader(bytes: bytes)
+    static func writeQuote(_ q: Quote, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("coinId"); w.string(q.coinId)
+        w.key("price"); w.string(DecimalFormatting.exact(q.price))
+        w.key("change24h"); w.string(q.change24h.map(DecimalFormatting.exact))
+        w.key("marketCap"); w.string(q.marketCap.map(DecimalFormatting.exact))
+        w.key("time"); w.string(ISODate.format(q.time))
+        w.key("sourceUpdatedAt"); w.string(q.sourceUpdatedAt.map(ISODate.format))
+        w.key("source"); w.string(q.source.rawValue)
+        w.endObject()
+    }
+
+    static func decode(_ buffer: ByteBuffer, path: String, latestOnly: Bool) throws(StoreError) -> [Quote] {
+        var r = JSONReader(buffer: buffer)
         do {
             var quotes: [Quote] = []
             try r.beginObject()
             while let key = try r.nextKey() {
                 switch key {
+                case "latest" where latestOnly:
+                    try r.beginArray()
+                    while try r.nextElement() { quotes.append(try readQuote(&r)) }
+                    return quotes
                 case "version":
                     let v = try r.readInt()
                     if v > formatVersion {
