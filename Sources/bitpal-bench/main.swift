@@ -228,7 +228,7 @@ for n in options.sizes {
         }
         let t = target(n, name)
         let ok = failed ? "FAILED" : t.map { m.median <= $0 ? "yes" : "no" } ?? "—"
-        let range = "\(Int(m.millis.min() ?? 0.0))–\(Int(m.millis.max() ?? 0.0))"
+        let range = "\(Int((m.millis.min() ?? 0).rounded()))–\(Int((m.millis.max() ?? 0).rounded()))"
         print("| \(n) | \(name) | \(Int(m.median.rounded())) | \(range) | \(m.peakRSSKB / 1024) | \(t.map { "≤ \(Int($0))" } ?? "—") | \(ok) |")
     }
     try? FileManager.default.removeItem(atPath: dir)
