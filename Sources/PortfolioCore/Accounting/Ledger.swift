@@ -18,6 +18,40 @@ public struct Position: Sendable {
 
     public init(coinId: String) { self.coinId = coinId }
 
+    /// What one transaction did: realized gain and basis sold (for a sell), and whether the cycle closed.
+    public struct Outcome {
+        public var realized: (gain: Exact36, basisSold: Exact36)?
+        public var closedCycle = false
+    }
+
+    /// Applies one transaction to this coin's cycle (see `Ledger.apply`).
+    public mutating func apply(_ tx: Transaction) throws(PortfolioError) -> Outcome {
+        switch tx.type {
+        case .buy:
+            if !isOpen {
+                self = Position(coinId: tx.coinId)
+                openedDate = tx.date
+            }
+            let cost = try Exact36.product(tx.amountValue, tx.priceValue) + Exact36(tx.feeValue)
+            try lots.acquire(quantity: tx.amountValue, cost: cost, date: tx.date)
+            cycleBuyQuantity = try cycleBuyQuantity.adding(tx.amountValue)
+            cycleBuyCost = try cycleBuyCost + cost
+            return Outcome()
+        case .sell:
+            guard tx.amountValue <= lots.quantity else {
+                throw .breaksLaterSell(coinId: tx.coinId, held: quantity, requested: tx.amount, date: tx.date, id: tx.id)
+            }
+            let gross = Exact36.product(tx.amountValue, tx.priceValue)
+            let basisSold = try lots.dispose(quantity: tx.amountValue)
+            let gain = try gross - Exact36(tx.feeValue) - basisSold
+            cycleSellQuantity = try cycleSellQuantity.adding(tx.amountValue)
+            cycleSellGross = try cycleSellGross + gross
+            cycleRealized = try cycleRealized + gain
+            lastSellDate = tx.date
+            return Outcome(realized: (gain, basisSold), closedCycle: !isOpen)
+        }
+    }
+
     /// Something is held.
     public var isOpen: Bool { lots.quantity.units > 0 }
     public var quantity: Decimal { lots.quantity.decimal }
@@ -88,34 +122,13 @@ public struct Ledger: Sendable {
 
     /// Applies one transaction: the one place where a kind changes quantity, basis and realized P&L.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
-        var position = positions[tx.coinId] ?? Position(coinId: tx.coinId)
-        switch tx.type {
-        case .buy:
-            if !position.isOpen {
-                position = Position(coinId: tx.coinId)
-                position.openedDate = tx.date
-            }
-            let cost = try Exact36.product(tx.amountValue, tx.priceValue) + Exact36(tx.feeValue)
-            try position.lots.acquire(quantity: tx.amountValue, cost: cost, date: tx.date)
-            position.cycleBuyQuantity = try position.cycleBuyQuantity.adding(tx.amountValue)
-            position.cycleBuyCost = try position.cycleBuyCost + cost
-        case .sell:
-            guard tx.amountValue <= position.lots.quantity else {
-                throw .breaksLaterSell(coinId: tx.coinId, held: position.quantity, requested: tx.amount,
-                                       date: tx.date, id: tx.id)
-            }
-            let gross = Exact36.product(tx.amountValue, tx.priceValue)
-            let basisSold = try position.lots.dispose(quantity: tx.amountValue)
-            let gain = try gross - Exact36(tx.feeValue) - basisSold
-            position.cycleSellQuantity = try position.cycleSellQuantity.adding(tx.amountValue)
-            position.cycleSellGross = try position.cycleSellGross + gross
-            position.cycleRealized = try position.cycleRealized + gain
-            position.lastSellDate = tx.date
+        // Mutate the coin's position in place (no copy of the position per transaction).
+        let outcome = try positions[tx.coinId, default: Position(coinId: tx.coinId)].apply(tx)
+        if let (gain, basisSold) = outcome.realized {
             realized = try realized + gain
             basisSoldTotal = try basisSoldTotal + basisSold
-            if !position.isOpen { closeCycle(of: position) }
         }
-        positions[tx.coinId] = position
+        if outcome.closedCycle, let p = positions[tx.coinId] { closeCycle(of: p) }
     }
 
     private mutating func closeCycle(of p: Position) {

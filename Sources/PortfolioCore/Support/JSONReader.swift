@@ -1,3 +1,5 @@
+import Foundation
+
 /// A malformed JSON document: what was expected and where (1-based line and column).
 public struct JSONReadError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
@@ -140,9 +142,7 @@ public struct JSONReader {
     /// Consumes `literal` if the bytes at the current position are exactly it.
     public mutating func consume(_ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount
-        guard position + n <= count else { return false }
-        let p = literal.utf8Start
-        for i in 0..<n where bytes[position + i] != p[i] { return false }
+        guard position + n <= count, memcmp(bytes + position, literal.utf8Start, n) == 0 else { return false }
         position += n
         return true
     }
@@ -290,10 +290,10 @@ public struct JSONReader {
         }
     }
 
-    private mutating func expect(_ byte: UInt8, _ message: String) throws(JSONReadError) {
+    private mutating func expect(_ byte: UInt8, _ message: @autoclosure () -> String) throws(JSONReadError) {
         skipWhitespace()
-        guard position < count else { throw error("unexpected end of file; \(message)") }
-        guard bytes[position] == byte else { throw error(message) }
+        guard position < count else { throw error("unexpected end of file; \(message())") }
+        guard bytes[position] == byte else { throw error(message()) }
         position += 1
     }
 
