@@ -110,11 +110,19 @@ public final class Context {
     func resolveCoin(_ query: String) throws -> Coin {
         if let c = catalog().resolve(query) { return c }
         if let c = catalog(includingCache: true).resolve(query) { return c }
-        if !offline, let refreshed = try? refreshCatalogIfOld(), refreshed, let c = catalog().resolve(query) {
-            return c
+        if !offline && !catalogRefreshTried {
+            catalogRefreshTried = true
+            do {
+                if try refreshCatalogIfOld(), let c = catalog().resolve(query) { return c }
+            } catch {
+                warn("could not refresh the coin list (\(error)); searched the coins known offline")
+            }
         }
         throw PortfolioError.coinNotFound(query: query, suggestions: catalog().suggestions(for: query))
     }
+
+    /// One coin-list refresh per run at most, even when many coins are unknown (or the service is down).
+    private var catalogRefreshTried = false
 
     /// Fetches the full coin list when the cache is missing or older than 7 days; true when it did.
     @discardableResult

@@ -41,6 +41,20 @@ enum Help {
         return s
     }
 
+    /// `bitpal help price`: the commands of a group, or `nil` when `word` is not a group.
+    static func group(_ word: String) -> String? {
+        let members = CLI.commands.filter { $0.spec.name.hasPrefix(word + " ") }
+        guard !members.isEmpty else { return nil }
+        let width = members.map { $0.spec.name.count }.max() ?? 0
+        var s = "Usage: bitpal \(word) SUBCOMMAND [ARGUMENTS] [OPTIONS]\n\n"
+        if let fallback = CLI.defaultSubcommands[word] { s += "'bitpal \(word)' on its own runs 'bitpal \(word) \(fallback)'.\n\n" }
+        for c in members {
+            s += "  " + c.spec.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + c.spec.summary + "\n"
+        }
+        s += "\nRun 'bitpal help \(word) SUBCOMMAND' for its options and examples.\n"
+        return s
+    }
+
     static func optionLines(_ options: [OptionSpec]) -> String {
         let labels = options.map { o in o.name + (o.valueName.map { " \($0)" } ?? "") }
         let width = labels.map(\.count).max() ?? 0
@@ -68,6 +82,10 @@ struct HelpCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         guard !words.isEmpty else {
             context.out(Help.overview())
+            return .success
+        }
+        if words.count == 1, let group = Help.group(words[0]) {
+            context.out(group)
             return .success
         }
         let (type, consumed) = try CLI.find(words)

@@ -236,6 +236,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(s.ok(["add", "--help"]).out, add)
         XCTAssertEqual(s.ok(["price", "refresh", "-h"]).out, s.ok(["help", "price", "refresh"]).out)
         XCTAssertEqual(s.run(["help", "nope"]).code, .usage)
+        let price = s.ok(["help", "price"]).out
+        XCTAssertTrue(price.contains("price refresh") && price.contains("price history") && price.contains("runs 'bitpal price list'"), price)
     }
 
     func testColourOnlyOnATerminal() {

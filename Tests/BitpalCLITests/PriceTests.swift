@@ -213,6 +213,17 @@ final class PriceTests: XCTestCase {
         XCTAssertTrue(s.ok(["coins", "update"]).out.hasPrefix("Cached 2 coins"))
     }
 
+    func testUnknownCoinWithTheServiceDownSaysBothOnce() {
+        let s = online()
+        server.fallback = { _ in FakeCoinGecko.Reply(status: 503, body: "down") }
+        let csv = "type,coin,amount,price,date\nbuy,nope1,1,1,2024-01-01\nbuy,nope2,1,1,2024-01-01\n"
+        let r = s.run(["import", "-"], stdin: csv)
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertEqual(server.requests.count, 3, "one refresh attempt (3 tries for a 503), not one per unknown coin")
+        XCTAssertTrue(r.err.hasPrefix("warning: could not refresh the coin list"), r.err)
+        XCTAssertTrue(r.err.contains("error: line 2: Cryptocurrency 'nope1' not found") && r.err.contains("line 3:"), r.err)
+    }
+
     func testWidgetAndWatchUseFetchedPrices() {
         let s = online()
         holdSome(s)

@@ -89,6 +89,25 @@ import Testing
         #expect(FileManager.default.contents(atPath: store.path) == Data(content.utf8))
     }
 
+    @Test func writesThroughASymlinkAndSweepsDeadWritersTempFiles() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = PortfolioStore(directory: dir + "/data")
+        try FileManager.default.createDirectory(atPath: dir + "/repo", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: store.path, withDestinationPath: "../repo/portfolio.json")
+        let leftover = dir + "/repo/.portfolio.json.tmp.999.1"
+        _ = FileManager.default.createFile(atPath: leftover, contents: Data("half".utf8))
+        try store.update { p in
+            try p.add([trade("2024-01-01 buy 1 bitcoin @ 100")], now: day("2025-01-01"))
+            return (true, ())
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: store.path) == "../repo/portfolio.json")
+        #expect(try PortfolioStore(directory: dir + "/data").load().transactions.count == 1)
+        #expect(FileManager.default.fileExists(atPath: dir + "/repo/portfolio.json"))
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+    }
+
     @Test func newerVersionIsRefused() throws {
         let dir = scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

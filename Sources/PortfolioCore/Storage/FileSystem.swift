@@ -45,7 +45,10 @@ public enum FileSystem {
     /// written, flushed to disk, renamed over the old file, then the folder flushed.
     ///
     /// If anything fails, the old file is untouched and the temp file is removed.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(StoreError) {
+    public static func writeAtomically(_ bytes: [UInt8], to requested: String, mode: mode_t = 0o600) throws(StoreError) {
+        // Through a symlink (a store kept in a dotfiles repository), replace the file it points to,
+        // not the link.
+        let path = resolvingSymlink(requested)
         let dir = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temp = "\(dir)/.\(name).tmp.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
@@ -83,6 +86,25 @@ public enum FileSystem {
             fsync(dfd)
             close(dfd)
         }
+    }
+
+    /// `path` with a final symlink followed (to any depth); `path` itself when it is not a link.
+    static func resolvingSymlink(_ path: String) -> String {
+        var current = path
+        for _ in 0..<16 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+            current = target.hasPrefix("/") ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+        }
+        return current
+    }
+
+    /// Removes temp files that killed writers left beside `path`. Call only while holding its lock:
+    /// then no live writer owns one.
+    public static func removeLeftoverTempFiles(of path: String) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let prefix = "." + (path as NSString).lastPathComponent + ".tmp."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names where name.hasPrefix(prefix) { unlink(dir + "/" + name) }
     }
 
     /// Creates `path` (and missing parents) if needed; a folder bitpal creates is 0700.

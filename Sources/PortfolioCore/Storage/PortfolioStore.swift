@@ -47,6 +47,7 @@ public struct PortfolioStore: Sendable {
         var portfolio = try load()
         let outcome = try change(&portfolio)
         if outcome.write {
+            FileSystem.removeLeftoverTempFiles(of: FileSystem.resolvingSymlink(path))
             try FileSystem.writeAtomically(PortfolioCodec.encode(portfolio), to: path)
         }
         return outcome.result
