@@ -72,8 +72,11 @@ public enum CSV {
                     continue
                 }
                 if b == 0x0A { line += 1 }
-                field.append(b)
-                i += 1
+                // Copy the run up to the next quote or line break in one step.
+                var j = i + 1
+                while j < bytes.count && bytes[j] != UInt8(ascii: "\"") && bytes[j] != 0x0A { j += 1 }
+                field.append(contentsOf: bytes[i..<j])
+                i = j
                 continue
             }
             switch b {
@@ -97,9 +100,16 @@ public enum CSV {
                     throw CSVError(line: line, message: "a quote inside an unquoted field (quote the whole field and write \"\" for a quote)")
                 }
             default:
-                field.append(b)
+                // Copy the run up to the next delimiter, line break or quote in one step.
+                var j = i + 1
+                while j < bytes.count {
+                    let c = bytes[j]
+                    if c == UInt8(ascii: ",") || c == 0x0A || c == 0x0D || c == UInt8(ascii: "\"") { break }
+                    j += 1
+                }
+                field.append(contentsOf: bytes[i..<j])
                 atFieldStart = false
-                i += 1
+                i = j
             }
         }
         if stopped { return }
