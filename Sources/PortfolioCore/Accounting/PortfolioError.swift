@@ -21,7 +21,6 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case idTooShort(String)
     case alreadyWatched(coinId: String)
     case notWatched(coinId: String)
-    case noPrice(coinId: String)
     /// A total beyond what bitpal computes exactly (about 10^41).
     case valueTooLarge
 }
@@ -57,7 +56,6 @@ extension PortfolioError: CustomStringConvertible {
         case .alreadyWatched: return "This coin is already in your watchlist"
         case let .notWatched(coin): return "'\(coin)' is not in your watchlist"
         case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
-        case let .noPrice(coin): return "No price is known for \(coin) (use 'bitpal price set' or 'bitpal price refresh')"
         }
     }
 }

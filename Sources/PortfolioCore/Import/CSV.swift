@@ -143,6 +143,7 @@ public enum TextDecoding {
     }
 
     private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        if !bytes.contains(where: { $0 >= 0x80 }) { return true }  // plain ASCII, the common case
         var it = bytes.makeIterator()
         var decoder = UTF8()
         while true {
