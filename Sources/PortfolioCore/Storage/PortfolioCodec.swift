@@ -76,14 +76,14 @@ public enum PortfolioCodec {
     /// (on one line when `inline`, as the store writes them).
     public static func writeTransaction(_ t: Transaction, to w: inout JSONWriter, inline: Bool = false) {
         if inline { w.beginInlineObject() } else { w.beginObject() }
-        w.key("id" as StaticString); w.uuid(t.id)
-        w.key("coinId" as StaticString); w.string(t.coinId)
-        w.key("type" as StaticString); w.string(t.type.rawValue)
-        w.key("amount" as StaticString); w.fixed(t.amountValue)
-        w.key("pricePerCoin" as StaticString); w.fixed(t.priceValue)
-        w.key("fee" as StaticString); w.fixed(t.feeValue)
-        w.key("date" as StaticString); w.date(t.date)
-        w.key("notes" as StaticString); w.string(t.notes)
+        w.key("id"); w.uuid(t.id)
+        w.key("coinId"); w.string(t.coinId)
+        w.key("type"); w.string(t.type.rawValue)
+        w.key("amount"); w.fixed(t.amountValue)
+        w.key("pricePerCoin"); w.fixed(t.priceValue)
+        w.key("fee"); w.fixed(t.feeValue)
+        w.key("date"); w.date(t.date)
+        w.key("notes"); w.string(t.notes)
         w.endObject()
     }
 

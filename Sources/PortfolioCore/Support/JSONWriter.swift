@@ -38,32 +38,22 @@ public struct JSONWriter {
         afterKey = true
     }
 
-    /// A key known at compile time (no escaping needed).
-    public mutating func key(_ name: StaticString) {
+    /// A string value whose bytes `body` appends; for text that never needs escaping.
+    public mutating func rawString(_ body: (inout [UInt8]) -> Void) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        body(&bytes)
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
-        afterKey = true
     }
 
     /// An ISO 8601 UTC time as a string.
-    public mutating func date(_ value: Date) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        ISODate.write(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-    }
+    public mutating func date(_ value: Date) { rawString { ISODate.write(value, to: &$0) } }
 
     /// A UUID as lower-case text.
-    public mutating func uuid(_ value: UUID) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        UUIDText.write(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-    }
+    public mutating func uuid(_ value: UUID) { rawString { UUIDText.write(value, to: &$0) } }
+
+    /// An exact decimal as a JSON string (`"0.5"`), straight from its integer.
+    public mutating func fixed(_ value: Fixed18) { rawString { value.write(to: &$0) } }
 
     public mutating func string(_ value: String) {
         separate()
@@ -72,14 +62,6 @@ public struct JSONWriter {
 
     public mutating func string(_ value: String?) {
         if let value { string(value) } else { null() }
-    }
-
-    /// Writes an exact decimal as a JSON string (`"0.5"`), straight from its integer.
-    public mutating func fixed(_ value: Fixed18) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        value.write(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes already-valid JSON number text (e.g. an integer).
