@@ -100,6 +100,15 @@ let presetCases: [PresetCase] = [
         #expect(withOffset.rows.first?.fields["date"] == "2025-10-11T14:01:13Z")
     }
 
+    @Test func utcOffsets() {
+        #expect(ExchangeImport.offsetSeconds("+7") == 25_200)
+        #expect(ExchangeImport.offsetSeconds("-06:00") == -21_600)
+        #expect(ExchangeImport.offsetSeconds("+05:30") == 19_800)
+        for bad in [":", "+:", "x", "+7:", "+99", "+1:2:3", "+05:75", "--"] {
+            #expect(ExchangeImport.offsetSeconds(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test(arguments: [
         ("2.103e-05", "0.00002103"), ("-3.605E-05", "-0.00003605"), ("-€597.49846", "-597.49846"), ("$16,047.61", "16047.61"),
         ("-$400.46053", "-400.46053"), ("€3102.3217898325970226955", "3102.3217898325970226955"), ("1.0e-08", "0.00000001"),

@@ -83,7 +83,8 @@ public enum ExchangeImport {
 
     /// `+7`, `-06:00`, `+0530` → seconds east of UTC.
     public static func offsetSeconds(_ text: String) -> Int? {
-        Mapper.offsetFromFileName("(UTC" + text.replacingOccurrences(of: "UTC", with: "") + ")")
+        guard text.contains(where: { $0.isASCII && $0.isNumber }) else { return nil }
+        return Mapper.offsetFromFileName("(UTC" + text.replacingOccurrences(of: "UTC", with: "") + ")")
     }
 
     /// Finds the header among the first lines: the first record holding every one of `required`.
@@ -308,9 +309,13 @@ public enum ExchangeImport {
             else if digits.hasPrefix("-") { sign = -1; digits = digits.dropFirst() }
             else if digits.hasPrefix("+") { digits = digits.dropFirst() }
             if digits.isEmpty { return 0 }
-            let parts = digits.split(separator: ":")
-            guard let h = Int(parts[0]), h <= 14 else { return nil }
-            let m = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            let parts = digits.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count <= 2, let first = parts.first, let h = Int(first), h >= 0, h <= 14 else { return nil }
+            var m = 0
+            if parts.count == 2 {
+                guard let minutes = Int(parts[1]), minutes >= 0, minutes < 60 else { return nil }
+                m = minutes
+            }
             return sign * (h * 3600 + m * 60)
         }
 
