@@ -189,6 +189,11 @@ import Testing
         }
     }
 
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let deep = "{\"version\": 1, \"x\": " + String(repeating: "[", count: 100_000) + "}"
+        #expect(throws: StoreError.self) { try PortfolioCodec.decode(Array(deep.utf8), path: "deep") }
+    }
+
     @Test func readerUnescapes() throws {
         var r = JSONReader(bytes: Array("\"a\\u00e9\\ud83d\\ude00\\t\\/\"".utf8))
         #expect(try r.readString() == "aé😀\t/")

@@ -88,6 +88,14 @@ public struct JSONReader {
 
     public mutating func beginObject() throws(JSONReadError) {
         try expect(UInt8(ascii: "{"), "expected '{'")
+        try enter()
+    }
+
+    /// Containers deeper than this are refused (a hostile file cannot exhaust the stack).
+    public static let maxDepth = 256
+
+    private mutating func enter() throws(JSONReadError) {
+        if firstInContainer.count >= JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels") }
         firstInContainer.append(true)
     }
 
@@ -110,7 +118,7 @@ public struct JSONReader {
 
     public mutating func beginArray() throws(JSONReadError) {
         try expect(UInt8(ascii: "["), "expected '['")
-        firstInContainer.append(true)
+        try enter()
     }
 
     /// True when another element follows in the current array; false after its closing `]`.
