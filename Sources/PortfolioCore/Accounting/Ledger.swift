@@ -24,7 +24,8 @@ public struct Position: Sendable {
         public var closedCycle = false
     }
 
-    /// Applies one transaction to this coin's cycle (see `Ledger.apply`).
+    /// Applies one transaction to this coin's cycle: the one place where a kind of transaction
+    /// changes quantity, cost basis and realized P&L (new kinds are new cases here).
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) -> Outcome {
         switch tx.type {
         case .buy:
@@ -120,7 +121,7 @@ public struct Ledger: Sendable {
         }.map(\.element)
     }
 
-    /// Applies one transaction: the one place where a kind changes quantity, basis and realized P&L.
+    /// Applies one transaction to its coin's position (see `Position.apply`) and the realized totals.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
         // Mutate the coin's position in place (no copy of the position per transaction).
         let outcome = try positions[tx.coinId, default: Position(coinId: tx.coinId)].apply(tx)

@@ -3,7 +3,7 @@ import Foundation
 /// What a transaction does to a position.
 ///
 /// Today a buy or a sell. Later kinds (transfers, rewards, income, cash) are
-/// added here and handled in one place: `PositionBook.apply(_:)`.
+/// added here and handled in one place: `Position.apply(_:)`.
 public enum TransactionType: String, CaseIterable, Sendable, Hashable {
     case buy
     case sell
