@@ -191,16 +191,16 @@ print("|---|---|---:|---:|---:|---:|:-:|")
 for n in options.sizes {
     let dir = "\(root)/n\(n)"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    let generated = synthesize(n)
-    var portfolio = Portfolio(transactions: generated.transactions)
-    let now = Date()
-    portfolio.manualPrices = CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
-        Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: now, source: .manual)
+    // Generate in a child process: a spawned child's peak RSS includes its parent's (the kernel
+    // counts the parent's pages until exec), so the timing process must stay small.
+    let (_, _, generatedStatus) = timeProcess(CommandLine.arguments[0], ["--generate", String(n), dir], env: [:])
+    guard generatedStatus == 0 else {
+        print("could not generate \(n) transactions")
+        exit(1)
     }
     let seed = "\(dir)/seed.json"
-    _ = FileManager.default.createFile(atPath: seed, contents: Data(PortfolioCodec.encode(portfolio)))
+    _ = rename("\(dir)/portfolio.json", seed)
     let csvPath = "\(dir)/rows.csv"
-    _ = FileManager.default.createFile(atPath: csvPath, contents: Data(generated.csv.utf8))
     let home = "\(dir)/home"
     try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     let store = "\(home)/portfolio.json"
