@@ -217,8 +217,8 @@ struct WidgetCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let inputs = try ReportInputs.load(context, refresh: true)
-        let s = inputs.reports.summary()
+        let reports = try context.reports(refresh: true)
+        let s = reports.summary()
         if context.json {
             context.printJSON(.object([
                 ("totalValue", .string(DecimalFormatting.money(s.totalValue))),

@@ -76,11 +76,11 @@ struct DemoCommand: Command {
         globals.offline = true
         let demo = Context(environment: context.environment, console: context.console, globals: globals)
         if context.json {
-            let inputs = try ReportInputs.load(demo, refresh: false)
+            let reports = try demo.reports(refresh: false)
             demo.printJSON(.object([
-                ("holdings", ReportJSON.holdings(inputs.reports.holdings())),
-                ("closed", ReportJSON.closed(inputs.reports.closed())),
-                ("summary", ReportJSON.summary(inputs.reports.summary())),
+                ("holdings", ReportJSON.holdings(reports.holdings())),
+                ("closed", ReportJSON.closed(reports.closed())),
+                ("summary", ReportJSON.summary(reports.summary())),
             ]))
             return .success
         }

@@ -1,24 +1,17 @@
 import Foundation
 import PortfolioCore
 
-/// Loads what every report needs: the portfolio, its ledger and fresh-enough prices.
-struct ReportInputs {
-    var portfolio: Portfolio
-    var ledger: Ledger
-    var prices: PriceBook
-    var reports: Reports
-
-    /// - Parameter refresh: fetch prices first when a needed quote is over 60 s old (not offline).
-    static func load(_ context: Context, refresh: Bool, extraCoins: [String] = []) throws -> ReportInputs {
-        let portfolio = try context.store().load()
+extension Context {
+    /// The portfolio's reports with fresh-enough prices: loads the store, replays it, and (with
+    /// `refresh`) fetches prices first when a held coin's newest quote is over 60 s old, unless offline.
+    func reports(refresh: Bool) throws -> Reports {
+        let portfolio = try store().load()
         let ledger = try Ledger.replay(portfolio.transactions)
-        var prices = try context.priceBook(portfolio)
+        var prices = try priceBook(portfolio)
         if refresh {
-            let needed = ledger.openPositions.map(\.coinId) + extraCoins
-            prices = PriceUpdater.refreshIfNeeded(context, coins: needed, book: prices)
+            prices = PriceUpdater.refreshIfNeeded(self, coins: ledger.openPositions.map(\.coinId), book: prices)
         }
-        let reports = Reports(ledger: ledger, prices: prices, now: context.now, coin: context.coinLookup(ledger.positions.keys))
-        return ReportInputs(portfolio: portfolio, ledger: ledger, prices: prices, reports: reports)
+        return Reports(ledger: ledger, prices: prices, now: now, coin: coinLookup(ledger.positions.keys))
     }
 }
 
@@ -52,8 +45,8 @@ struct HoldingsCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let inputs = try ReportInputs.load(context, refresh: true)
-        let report = inputs.reports.holdings(sort: sort)
+        let reports = try context.reports(refresh: true)
+        let report = reports.holdings(sort: sort)
         if context.json {
             context.printJSON(ReportJSON.holdings(report))
             return .success
@@ -96,8 +89,8 @@ struct ClosedCommand: Command {
     init(parsing a: inout ArgumentList) throws {}
 
     func run(_ context: Context) throws -> ExitCode {
-        let inputs = try ReportInputs.load(context, refresh: false)
-        let lines = inputs.reports.closed()
+        let reports = try context.reports(refresh: false)
+        let lines = reports.closed()
         if context.json {
             context.printJSON(ReportJSON.closed(lines))
             return .success
@@ -132,8 +125,8 @@ struct SummaryCommand: Command {
     init(parsing a: inout ArgumentList) throws {}
 
     func run(_ context: Context) throws -> ExitCode {
-        let inputs = try ReportInputs.load(context, refresh: true)
-        let s = inputs.reports.summary()
+        let reports = try context.reports(refresh: true)
+        let s = reports.summary()
         if context.json {
             context.printJSON(ReportJSON.summary(s))
             return .success
