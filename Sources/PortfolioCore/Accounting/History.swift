@@ -7,8 +7,7 @@ public enum ValueRules {
         if literal.fractionDigits > DecimalLiteral.maxFractionDigits {
             throw .tooManyFractionDigits(field: field, text: text)
         }
-        if literal.significantDigits - literal.fractionDigits > Fixed18.maxIntegerDigits
-            || literal.significantDigits > DecimalLiteral.maxSignificantDigits {
+        if literal.integerDigits > Fixed18.maxIntegerDigits {
             throw .tooManyDigits(field: field, text: text)
         }
         return literal.value

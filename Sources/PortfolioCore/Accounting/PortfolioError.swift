@@ -8,7 +8,7 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case priceNotPositive
     /// More than 18 fractional digits (`field` names what was typed).
     case tooManyFractionDigits(field: String, text: String)
-    /// More significant digits than a Decimal holds exactly.
+    /// More than 20 digits before the point.
     case tooManyDigits(field: String, text: String)
     case futureDate
     case coinNotFound(query: String, suggestions: [String])
@@ -23,6 +23,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case notWatched(coinId: String)
     /// A total beyond what bitpal computes exactly (about 10^41).
     case valueTooLarge
+    /// A division whose divisor is zero (a bug or a corrupt history, never a rounding).
+    case divisionByZero
 }
 
 extension PortfolioError: CustomStringConvertible {
@@ -56,6 +58,7 @@ extension PortfolioError: CustomStringConvertible {
         case .alreadyWatched: return "This coin is already in your watchlist"
         case let .notWatched(coin): return "'\(coin)' is not in your watchlist"
         case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
+        case .divisionByZero: return "A division by zero was asked for (the history may be corrupt; run 'bitpal check')"
         }
     }
 }

@@ -36,15 +36,24 @@ public enum ExchangeNumber {
             var expText = cleaned[cleaned.index(after: e)...]
             var expNegative = false
             if expText.hasPrefix("-") { expNegative = true; expText = expText.dropFirst() } else if expText.hasPrefix("+") { expText = expText.dropFirst() }
-            guard !expText.isEmpty, expText.count <= 3, expText.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(expText) else { return nil }
+            guard !expText.isEmpty, expText.count <= 2, expText.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(expText) else { return nil }
             exponent = expNegative ? -n : n
         }
-        guard let literal = DecimalLiteral.parse(utf8: mantissa.utf8) else { return nil }
-        var value = literal.value
-        if exponent != 0 {
-            value = Decimal(sign: .plus, exponent: exponent, significand: value)
-        }
-        return negative ? -value : value
+        guard let plain = plainLiteral(mantissa: mantissa, exponent: exponent),
+              let literal = DecimalLiteral.parse(utf8: plain.utf8) else { return nil }
+        return negative ? -literal.value : literal.value
+    }
+
+    /// `2.103e-05` as the plain literal `0.00002103`: the point moved in the text, so the
+    /// value reaches the one literal parser exactly (no `Double`, no `Decimal` exponent range).
+    static func plainLiteral(mantissa: Substring, exponent: Int) -> String? {
+        guard PlainDecimal.scan(utf8: mantissa.utf8) != nil else { return nil }
+        let digits = mantissa.filter { $0 != "." }
+        let point = (mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count) + exponent
+        if exponent == 0 { return String(mantissa) }
+        if point <= 0 { return "0." + String(repeating: "0", count: -point) + digits }
+        if point >= digits.count { return digits + String(repeating: "0", count: point - digits.count) }
+        return String(digits.prefix(point)) + "." + String(digits.dropFirst(point))
     }
 
     /// A plain literal for the importer: absolute value, at most 18 fractional digits (half-up).

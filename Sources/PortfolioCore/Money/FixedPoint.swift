@@ -19,50 +19,11 @@ public struct Fixed18: Hashable, Comparable, Sendable {
 
     public static func < (a: Fixed18, b: Fixed18) -> Bool { a.units < b.units }
 
-    /// Parses `digits(.digits)?`: at most 20 integer and 18 fractional digits; `nil` otherwise.
+    /// Parses a literal of `PlainDecimal`'s grammar with at most 20 integer and 18 fractional digits; `nil` otherwise.
     @inlinable
     public static func parse<C: Collection>(utf8 bytes: C) -> Fixed18? where C.Element == UInt8 {
-        if C.self != UnsafeBufferPointer<UInt8>.self,
-           let fast = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0) }) {
-            return fast
-        }
-        return parse(buffer: bytes)
-    }
-
-    @inlinable
-    static func parse<C: Collection>(buffer bytes: C) -> Fixed18? where C.Element == UInt8 {
-        var high: UInt64 = 0      // the first 19 integer digits
-        var extra: UInt64 = 0     // a 20th integer digit, if any
-        var fraction: UInt64 = 0
-        var intDigits = 0
-        var fracDigits = 0
-        var seenPoint = false
-        for b in bytes {
-            if b == 46 {
-                if seenPoint || intDigits == 0 { return nil }
-                seenPoint = true
-                continue
-            }
-            let d = b &- 48
-            guard d <= 9 else { return nil }
-            if seenPoint {
-                fracDigits += 1
-                if fracDigits > 18 { return nil }
-                fraction = fraction &* 10 &+ UInt64(d)
-            } else {
-                intDigits += 1
-                if intDigits <= 19 {
-                    high = high &* 10 &+ UInt64(d)
-                } else if intDigits == 20 {
-                    extra = UInt64(d)
-                } else {
-                    return nil
-                }
-            }
-        }
-        if intDigits == 0 || (seenPoint && fracDigits == 0) { return nil }
-        let whole = intDigits == 20 ? UInt128(high) * 10 + UInt128(extra) : UInt128(high)
-        return Fixed18(units: whole * scale + UInt128(fraction) * UInt128(powersOfTen[18 - fracDigits]))
+        guard let units = PlainDecimal.scan(utf8: bytes)?.units else { return nil }
+        return Fixed18(units: units)
     }
 
     @usableFromInline
@@ -210,7 +171,7 @@ public struct Exact36: Hashable, Sendable {
 
     /// `self × numerator / denominator`, rounded half away from zero at the 36th decimal.
     public func multiplied(by numerator: Fixed18, dividedBy denominator: Fixed18) throws(PortfolioError) -> Exact36 {
-        guard denominator.units != 0 else { throw .valueTooLarge }
+        guard denominator.units != 0 else { throw .divisionByZero }
         // 256 × 128 → 384 bits: [w2, w1, w0].
         let (lh, ll) = low.multipliedFullWidth(by: numerator.units)
         let (hh, hl) = high.multipliedFullWidth(by: numerator.units)
@@ -243,10 +204,13 @@ public struct Exact36: Hashable, Sendable {
         let (qLow, fraction) = scale36.dividingFullWidth((high: rHigh, low: low))
         var out: [UInt8] = negative ? [45] : []
         if qHigh != 0 {
-            // Integer part ≥ 2^128: print qHigh·2^128 + qLow through Decimal arithmetic on strings.
-            let big = (Decimal(string: String(qHigh)) ?? 0) * (Decimal(string: "340282366920938463463374607431768211456") ?? 0)
-                + (Decimal(string: String(qLow)) ?? 0)
-            out.append(contentsOf: Array(big.description.utf8))
+            // Integer part ≥ 2¹²⁸: split it as above·10³⁸ + below (qHigh < 10³⁸, so the quotient fits).
+            let scale38 = scale36 * 100
+            let (above, below) = scale38.dividingFullWidth((high: qHigh, low: qLow))
+            Fixed18.appendDigits(above, to: &out)
+            let start = out.count
+            Fixed18.appendDigits(below, to: &out)
+            out.insert(contentsOf: repeatElement(UInt8(48), count: 38 - (out.count - start)), at: start)
         } else {
             Fixed18.appendDigits(qLow, to: &out)
         }

@@ -1,0 +1,71 @@
+import Foundation
+import PortfolioCore
+import Testing
+
+/// The exact types at their limits, table-driven (issue: "exact at the limits").
+@Suite struct FixedPointTests {
+    static let maxFixed = "99999999999999999999.999999999999999999"
+
+    @Test(arguments: [
+        ("0", "0"), ("1", "1"), (".5", "0.5"), ("5.", "5"), ("0.000000000000000001", "0.000000000000000001"),
+        ("00000000000000000000001", "1"), ("20000000000000000000", "20000000000000000000"),
+        (maxFixed, maxFixed), ("1.500000000000000000", "1.5"),
+    ])
+    func fixedRoundTrips(_ text: String, _ printed: String) throws {
+        let v = try #require(Fixed18.parse(utf8: text.utf8))
+        #expect(v.text == printed)
+        #expect(v.decimal == Decimal(string: printed))
+        #expect(Fixed18.parse(utf8: v.text.utf8) == v)
+    }
+
+    @Test(arguments: ["100000000000000000000", "0.0000000000000000001", "", ".", "1e3", "-1", " 1", "1,5", "$1"])
+    func fixedRefusesBeyondItsRange(_ text: String) {
+        #expect(Fixed18.parse(utf8: text.utf8) == nil)
+    }
+
+    @Test(arguments: [
+        ("20000000000000000000", "20000000000000000000", "400000000000000000000000000000000000000"),
+        (maxFixed, maxFixed, "9999999999999999999999999999999999999800.000000000000000000000000000000000001"),
+        ("0.000000000000000001", "0.000000000000000001", "0.000000000000000000000000000000000001"),
+        ("18446744073709551616", "18446744073709551616", "340282366920938463463374607431768211456"),
+        ("3", "0.1", "0.3"), ("0", maxFixed, "0"),
+    ])
+    func productsPrintExactly(_ a: String, _ b: String, _ expected: String) throws {
+        let x = try #require(Fixed18.parse(utf8: a.utf8)), y = try #require(Fixed18.parse(utf8: b.utf8))
+        #expect(Exact36.product(x, y).text == expected)
+    }
+
+    @Test func sumsDifferencesAndSigns() throws {
+        let big = Exact36.product(try #require(Fixed18.parse(utf8: Self.maxFixed.utf8)), try #require(Fixed18.parse(utf8: Self.maxFixed.utf8)))
+        let one = Exact36(try #require(Fixed18.parse(utf8: "1".utf8)))
+        #expect(try (one - big).text == "-9999999999999999999999999999999999999799.000000000000000000000000000000000001")
+        #expect(try (big - big).isZero)
+        #expect(try (big - big).text == "0")
+        #expect(try (Exact36.zero - one).text == "-1")
+        // Sums past 2^256 report overflow instead of wrapping.
+        var total = big
+        #expect(throws: PortfolioError.valueTooLarge) {
+            for _ in 0..<20_000_000 { total = try total + big }
+        }
+    }
+
+    @Test func divisionRoundsHalfUpAndNamesItsFailures() throws {
+        let ten = Exact36(try #require(Fixed18.parse(utf8: "10".utf8)))
+        let one = try #require(Fixed18.parse(utf8: "1".utf8)), three = try #require(Fixed18.parse(utf8: "3".utf8))
+        let two = try #require(Fixed18.parse(utf8: "2".utf8))
+        #expect(try ten.multiplied(by: one, dividedBy: three).text == "3.333333333333333333333333333333333333")
+        #expect(try ten.multiplied(by: two, dividedBy: three).text == "6.666666666666666666666666666666666667")
+        #expect(throws: PortfolioError.divisionByZero) { try ten.multiplied(by: one, dividedBy: .zero) }
+        let huge = Exact36.product(try #require(Fixed18.parse(utf8: Self.maxFixed.utf8)), try #require(Fixed18.parse(utf8: Self.maxFixed.utf8)))
+        let tiny = try #require(Fixed18.parse(utf8: "0.000000000000000001".utf8))
+        #expect(throws: PortfolioError.valueTooLarge) { try huge.multiplied(by: try #require(Fixed18.parse(utf8: Self.maxFixed.utf8)), dividedBy: tiny) }
+    }
+
+    @Test func exchangeNumbersAreNormalisedIntoTheOneGrammar() {
+        #expect(ExchangeNumber.parse("1.5e3") == Decimal(1500))
+        #expect(ExchangeNumber.parse("1e99") != nil)
+        #expect(ExchangeNumber.parse("1e100") == nil)
+        #expect(ExchangeNumber.parse("1.2.3e4") == nil)
+        #expect(ExchangeNumber.parse(".5") == Decimal(string: "0.5"))
+    }
+}
