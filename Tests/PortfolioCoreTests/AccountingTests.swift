@@ -127,10 +127,14 @@ let costCases: [CostCase] = [
         let buy = trade("2024-01-01 buy 1 bitcoin @ 100")
         let sell = trade("2024-02-01 sell 1 bitcoin @ 200")
         var p = Portfolio(transactions: [buy, sell])
-        #expect(throws: PortfolioError.self) { try p.delete([buy.id]) }
+        #expect(throws: PortfolioError.breaksLaterSell(coinId: "bitcoin", held: 0, requested: 1, date: sell.date, id: sell.id)) {
+            try p.delete([buy.id])
+        }
         var smaller = buy
         smaller.amount = dec("0.5")
-        #expect(throws: PortfolioError.self) { try p.replace(smaller, now: day("2024-06-01")) }
+        #expect(throws: PortfolioError.breaksLaterSell(coinId: "bitcoin", held: dec("0.5"), requested: 1, date: sell.date, id: sell.id)) {
+            try p.replace(smaller, now: day("2024-06-01"))
+        }
         var bigger = buy
         bigger.amount = 2
         try p.replace(bigger, now: day("2024-06-01"))
@@ -161,7 +165,9 @@ let costCases: [CostCase] = [
         #expect(try p.transaction(matching: "aaaa1").id == a.id)
         #expect(try p.transaction(matching: "AAAA2222").id == b.id)
         #expect(throws: PortfolioError.idTooShort("aaa")) { try p.transaction(matching: "aaa") }
-        #expect(throws: PortfolioError.self) { try p.transaction(matching: "aaaa") }
+        #expect(throws: PortfolioError.ambiguousID(prefix: "aaaa", matches: [a.id.uuidString.lowercased(), b.id.uuidString.lowercased()])) {
+            try p.transaction(matching: "aaaa")
+        }
         #expect(throws: PortfolioError.transactionNotFound("bbbb")) { try p.transaction(matching: "bbbb") }
     }
 }
@@ -244,10 +250,10 @@ let costCases: [CostCase] = [
         #expect(catalog.search("", limit: 3).isEmpty)
     }
 
-    @Test func builtinMatchesTheSharedDataFile() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/data/top-coins.json").standardized
-        guard let data = FileManager.default.contents(atPath: url.path) else { return }  // shared/ not beside this checkout
+    @Test func builtinMatchesTheDataFile() throws {
+        // A copy of shared/data/top-coins.json lives in the repository, so a fresh clone checks it too.
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/top-coins.json")
+        let data = try #require(FileManager.default.contents(atPath: url.path))
         struct Entry: Decodable { var id: String; var symbol: String; var name: String; var marketCapRank: Int? }
         let entries = try JSONDecoder().decode([Entry].self, from: data)
         #expect(entries.map(\.id) == CoinCatalog.builtin.map(\.id))

@@ -93,8 +93,12 @@ let presetCases: [PresetCase] = [
     }
 
     @Test func wrongPresetSaysWhatItExpected() throws {
-        #expect(throws: ImportFailure.self) { try ExchangeImport.rows(try bytes("kraken-trades-13.csv"), exchange: .coinbase) }
-        #expect(throws: ImportFailure.self) { try ExchangeImport.rows(try bytes("binance-c-Binance-Spot-Trade-History-202604201027(UTC+7).csv"), exchange: .binance, fileName: "renamed.csv") }
+        #expect(throws: ImportFailure(problems: [
+            "no Coinbase transaction-history header found (expected Timestamp, Transaction Type, Asset, Quantity Transacted …)",
+        ])) { try ExchangeImport.rows(try bytes("kraken-trades-13.csv"), exchange: .coinbase) }
+        #expect(throws: ImportFailure(problems: [
+            "this Binance export gives times in the zone named only in its file name, e.g. '(UTC+7)'; keep Binance's file name or rename the file to include it",
+        ])) { try ExchangeImport.rows(try bytes("binance-c-Binance-Spot-Trade-History-202604201027(UTC+7).csv"), exchange: .binance, fileName: "renamed.csv") }
         let withOffset = try ExchangeImport.rows(try bytes("binance-c-Binance-Spot-Trade-History-202604201027(UTC+7).csv"), exchange: .binance,
                                                  fileName: "renamed.csv", utcOffsetSeconds: -6 * 3600)
         #expect(withOffset.rows.first?.fields["date"] == "2025-10-11T14:01:13Z")

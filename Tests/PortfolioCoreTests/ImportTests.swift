@@ -21,10 +21,15 @@ import Testing
         #expect(records.map(\.line) == [1, 2, 4])
     }
 
-    @Test(arguments: [("a\n\"open\n", 2), ("a\nx\"y\n", 2), ("a\n\"q\"x\n", 2), ("a\nb\n\"c\nd", 3)])
-    func malformedQuotingNamesItsLine(_ text: String, _ line: Int) {
-        #expect(throws: CSVError.self) { try CSV.parse(Array(text.utf8)) }
-        do { _ = try CSV.parse(Array(text.utf8)) } catch { #expect(error.line == line) }
+    static let neverClosed = "a quoted field that starts here is never closed"
+    @Test(arguments: [
+        ("a\n\"open\n", 2, neverClosed),
+        ("a\nx\"y\n", 2, "a quote inside an unquoted field (quote the whole field and write \"\" for a quote)"),
+        ("a\n\"q\"x\n", 2, "unexpected text after a closing quote (a quote inside a quoted field is written \"\")"),
+        ("a\nb\n\"c\nd", 3, neverClosed),
+    ])
+    func malformedQuotingNamesItsLine(_ text: String, _ line: Int, _ message: String) {
+        #expect(throws: CSVError(line: line, message: message)) { try CSV.parse(Array(text.utf8)) }
     }
 
     @Test func windows1252Fallback() throws {
@@ -113,7 +118,9 @@ import Testing
         var edited = first.added[0]
         edited.pricePerCoin = 200
         #expect(try plan(csv, into: [edited], allowDuplicates: true).skipped == 1)
-        #expect(throws: ImportFailure.self) { try plan(csv + "\(id),buy,btc,2,100,2024-01-01\n") }
+        #expect(throws: ImportFailure(problems: ["line 3: id \(id) also appears at line 2"])) {
+            try plan(csv + "\(id),buy,btc,2,100,2024-01-01\n")
+        }
     }
 
     @Test func jsonItemsAreNumbered() throws {
@@ -124,7 +131,7 @@ import Testing
         """
         let rows = try TransactionImport.rows(json: Array(json.utf8))
         #expect(rows.map(\.location) == ["item 1", "item 2"])
-        #expect(throws: ImportFailure.self) {
+        #expect(throws: ImportFailure(problems: ["item 2: " + LiteralError.notANumber(field: "Amount", text: "x").description])) {
             try TransactionImport.plan(rows, into: [], now: now, allowDuplicates: false, resolveCoin: resolve)
         }
         let good = try TransactionImport.plan(Array(rows.prefix(1)), into: [], now: now, allowDuplicates: false, resolveCoin: resolve)

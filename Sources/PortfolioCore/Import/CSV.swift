@@ -3,6 +3,11 @@ public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
     public var line: Int
     public var message: String
     public var description: String { "line \(line): \(message)" }
+
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
 }
 
 /// One CSV record and the line it starts on (the header is line 1 when it is first).
