@@ -15,7 +15,7 @@ public struct CLI {
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
-        HelpCommand.self, CompletionsCommand.self,
+        CheckCommand.self, HelpCommand.self, CompletionsCommand.self,
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
@@ -87,7 +87,12 @@ public struct CLI {
                                     options: type.spec.options)
         let command = try type.init(parsing: &args)
         try args.finish()
-        return try command.run(context)
+        do {
+            return try command.run(context)
+        } catch let e as PortfolioError {
+            // Coins are named one way in every message: symbol and name.
+            throw CommandFailure(e.description(naming: context.coinLabel))
+        }
     }
 
     /// The command named by the first words of `words`, and how many words named it.

@@ -98,6 +98,13 @@ public final class Context {
         return catalog(includingCache: true).coin(id: id) ?? Coin.unknown(id)
     }
 
+    /// How messages name a coin: `BTC (Bitcoin)`, escaped for the terminal.
+    func coinLabel(_ id: String) -> String {
+        let c = coin(id: id)
+        let symbol = TextEscaping.escaped(c.symbol.uppercased())
+        return c.name == c.id && c.symbol == c.id ? symbol : "\(symbol) (\(TextEscaping.escaped(c.name)))"
+    }
+
     /// A `@Sendable` lookup for reports over `ids` (reads the cached list only if a built-in lookup misses).
     func coinLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> Coin {
         var table: [String: Coin] = [:]

@@ -38,7 +38,7 @@ final class BinaryTests: XCTestCase {
         XCTAssertTrue(r.err.hasPrefix("error: Amount '12abc'"))
         r = try bitpal(["add", "sell", "btc", "2", "100"])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.err, "error: You only own 1 bitcoin. Cannot sell 2.\n")
+        XCTAssertEqual(r.err, "error: You only own 1 BTC (Bitcoin). Cannot sell 2.\n")
         r = try bitpal(["holdings", "--json"])
         XCTAssertEqual(r.status, 0)
         XCTAssertTrue(r.out.hasPrefix("{\n  \"holdings\": ["))

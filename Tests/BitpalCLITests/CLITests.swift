@@ -89,7 +89,7 @@ final class CLITests: XCTestCase {
         let before = s.storeBytes
         let r = s.run(["add", "sell", "btc", "0.5", "150", "--date", "2024-01-20"])
         XCTAssertEqual(r.code, .failure)
-        XCTAssertTrue(r.err.hasPrefix("error: This would break the later sell of 1 bitcoin on 2024-02-01"), r.err)
+        XCTAssertTrue(r.err.hasPrefix("error: This would break the later sell of 1 BTC (Bitcoin) on 2024-02-01"), r.err)
         XCTAssertEqual(r.err.filter { $0 == "\n" }.count, 1)
         XCTAssertEqual(s.storeBytes, before)
     }
@@ -128,11 +128,11 @@ final class CLITests: XCTestCase {
             (["price", "set", "btc", "1", "--date", "2030-01-01"], .failure, "Price date cannot be in the future"),
             (["add", "buy", "xyzcoin", "1", "1"], .failure, "Cryptocurrency 'xyzcoin' not found"),
             (["add", "buy", "bitcoinn", "1", "1"], .failure, "Did you mean 'bitcoin'"),
-            (["add", "sell", "btc", "5", "1"], .failure, "You only own 1 bitcoin. Cannot sell 5."),
+            (["add", "sell", "btc", "5", "1"], .failure, "You only own 1 BTC (Bitcoin). Cannot sell 5."),
             (["edit", "zzzz", "--price", "1"], .failure, "No transaction matches 'zzzz'"),
             (["edit", "ab", "--price", "1"], .failure, "too short"),
             (["delete", "ffffffff"], .failure, "No transaction matches"),
-            (["watch", "remove", "solana"], .failure, "'solana' is not in your watchlist"),
+            (["watch", "remove", "solana"], .failure, "SOL (Solana) is not in your watchlist"),
             (["price", "refresh"], .usage, "cannot run offline"),
         ]
         let s = Sandbox()
@@ -262,7 +262,7 @@ final class CLITests: XCTestCase {
         s.ok(["watch", "add", "eth", "btc", "doge"])
         let dup = s.run(["watch", "add", "sol", "eth"])
         XCTAssertEqual(dup.code, .failure)
-        XCTAssertEqual(dup.err, "error: This coin is already in your watchlist\n")
+        XCTAssertEqual(dup.err, "error: ETH (Ethereum) is already in your watchlist\n")
         XCTAssertFalse(s.ok(["watch", "--json"]).out.contains("solana"))
         s.ok(["price", "set", "btc", "100", "--date", "2024-06-01T11:30:00Z"])
         s.ok(["price", "set", "eth", "200", "--date", "2024-06-01T11:30:00Z"])

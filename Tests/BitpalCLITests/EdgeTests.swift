@@ -45,4 +45,65 @@ final class EdgeTests: XCTestCase {
         let h = s.ok(["holdings", "--json"]).out
         XCTAssertTrue(h.contains(#""totalCost": "400000000000000000000000000000000000000.00""#), h)
     }
+
+    // MARK: The store is checked when it is read
+
+    /// A store as a hand edit or a merge leaves it: the first buy duplicated, a sell of more than
+    /// is held, a zero amount and a date in the future.
+    func brokenStore() -> Sandbox {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "sell", "btc", "0.5", "200", "--date", "2024-02-01"])
+        s.ok(["add", "buy", "eth", "2", "10", "--date", "2024-01-01"])
+        var lines = String(decoding: s.storeBytes ?? Data(), as: UTF8.self).components(separatedBy: "\n")
+        let buy = lines.firstIndex { $0.contains(#""amount": "1""#) }!
+        lines.insert(lines[buy], at: buy + 1)
+        var text = lines.joined(separator: "\n")
+        text = text.replacingOccurrences(of: #""type": "sell", "amount": "0.5""#, with: #""type": "sell", "amount": "5""#)
+        text = text.replacingOccurrences(of: #""type": "buy", "amount": "2", "pricePerCoin": "10", "fee": "0", "date": "2024-01-01"#,
+                                         with: #""type": "buy", "amount": "0", "pricePerCoin": "10", "fee": "0", "date": "2030-01-01"#)
+        _ = s.write("portfolio.json", text)
+        return s
+    }
+
+    func testCheckNamesEveryProblemWithItsLine() {
+        let s = brokenStore()
+        let r = s.run(["check"])
+        XCTAssertEqual(r.code, .failure, "\(r)")
+        XCTAssertTrue(r.out.contains("line 7: id "), r.out)
+        XCTAssertTrue(r.out.contains("is used by an earlier record too (line 6)"), r.out)
+        XCTAssertTrue(r.out.contains("line 8: sells 5 BTC (Bitcoin) on 2024-02-01T00:00:00Z but only 1 is held then"), r.out)
+        XCTAssertTrue(r.out.contains("line 9: amount must be greater than zero"), r.out)
+        let json = s.run(["check", "--json"])
+        XCTAssertTrue(json.out.contains(#""line": 8"#) && json.out.contains(#""ok": false"#), json.out)
+    }
+
+    func testReportsLeaveBrokenRecordsOutWithAWarning() {
+        let s = brokenStore()
+        let h = s.run(["holdings", "--json"])
+        XCTAssertEqual(h.code, .success, "\(h)")
+        XCTAssertTrue(h.err.contains("breaks 3 rules"), h.err)
+        XCTAssertTrue(h.out.contains(#""totalAmount": "1""#), h.out)  // one buy of 1 BTC, no oversell, no ETH
+        XCTAssertFalse(h.out.contains("ethereum"), h.out)
+        XCTAssertEqual(s.run(["closed", "--json"]).out, "[]\n")  // the duplicate does not close a cycle twice
+    }
+
+    func testWritesAreRefusedUntilAChangeRemovesAProblem() throws {
+        let s = brokenStore()
+        let before = s.storeBytes
+        let add = s.run(["add", "buy", "sol", "1", "10"])
+        XCTAssertEqual(add.code, .failure)
+        XCTAssertTrue(add.err.contains("so nothing was written"), add.err)
+        XCTAssertEqual(s.storeBytes, before)
+        let id = try XCTUnwrap(try s.loadPortfolio().transactions.first?.id.uuidString.lowercased())
+        let ambiguous = s.run(["delete", id])
+        XCTAssertEqual(ambiguous.code, .failure)
+        XCTAssertTrue(ambiguous.err.contains("name one by its line: @6 or @7"), ambiguous.err)
+        s.ok(["delete", "@7"])  // the duplicate goes; the oversell and zero amount stay
+        s.ok(["edit", "@7", "--amount", "1"])  // the sell is now valid
+        s.ok(["delete", "@8"])
+        XCTAssertEqual(s.run(["check"]).code, .success)
+        s.ok(["add", "buy", "sol", "1", "10"])
+        XCTAssertEqual(try s.loadPortfolio().transactions.count, 3)
+    }
 }

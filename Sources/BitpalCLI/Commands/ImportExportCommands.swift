@@ -85,7 +85,7 @@ struct ImportCommand: Command {
         let zone = context.timeZone
         let plan: ImportPlan
         do {
-            plan = try context.store().update { portfolio in
+            plan = try context.store().update(now: now, naming: context.coinLabel) { portfolio in
                 let plan = try TransactionImport.plan(rows, into: portfolio.transactions, now: now,
                                                       allowDuplicates: allowDuplicates, timeZone: zone, resolveCoin: resolve)
                 if dryRun || plan.added.isEmpty { return (false, plan) }

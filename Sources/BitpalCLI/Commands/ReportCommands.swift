@@ -6,7 +6,7 @@ extension Context {
     /// `refresh`) fetches prices first when a held coin's newest quote is over 60 s old, unless offline.
     func reports(refresh: Bool) throws -> Reports {
         let portfolio = try store().load()
-        let ledger = try Ledger.replay(portfolio.transactions)
+        let ledger = checkedLedger(portfolio)
         var prices = try priceBook(portfolio)
         if refresh {
             prices = PriceUpdater.refreshIfNeeded(self, coins: ledger.openPositions.map(\.coinId), book: prices)

@@ -68,7 +68,7 @@ struct AddCommand: Command {
                              date: date?.start(in: context.timeZone) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
         try ValueRules.check(tx, now: context.now)
         let now = context.now
-        try context.store().update { portfolio in
+        try context.store().update(now: now, naming: context.coinLabel) { portfolio in
             try portfolio.add([tx], now: now)
             return (true, ())
         }
@@ -166,7 +166,7 @@ struct EditCommand: Command {
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
         ],
         group: "Transactions",
-        details: "ID is the transaction's id or a unique prefix of 4+ characters (see 'bitpal list').\nThe edited history is checked as a whole, as 'add' checks it.",
+        details: "ID is the transaction's id or a unique prefix of 4+ characters (see 'bitpal list'), or @LINE,\nthe record on that line of portfolio.json (as 'bitpal check' names it). The edited history is\nchecked as a whole, as 'add' checks it. Options not given keep their current values.",
         examples: ["bitpal edit 3f2a9c01 --price 41500", "bitpal edit 3f2a --date 2024-02-01 --note \"\""])
 
     var id: String
@@ -196,8 +196,10 @@ struct EditCommand: Command {
         let newCoin = try coin.map { try context.resolveCoin($0) }
         let now = context.now
         let zone = context.timeZone
-        let edited: Transaction = try context.store().update { portfolio in
-            var t = try portfolio.transaction(matching: id)
+        let store = try context.store()
+        let edited: Transaction = try store.update(now: now, naming: context.coinLabel) { portfolio in
+            let index = try portfolio.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
+            var t = portfolio.transactions[index]
             if let newCoin { t.coinId = newCoin.id }
             if let type { t.type = type }
             if let amount { t.amount = amount }
@@ -205,7 +207,7 @@ struct EditCommand: Command {
             if let date { t.date = date.start(in: zone) }
             if let fee { t.fee = fee }
             if let note { t.notes = note.isEmpty ? nil : note }
-            try portfolio.replace(t, now: now)
+            try portfolio.replace(at: index, with: t, now: now)
             return (true, t)
         }
         if context.json {
@@ -220,7 +222,7 @@ struct EditCommand: Command {
 struct DeleteCommand: Command {
     static let spec = CommandSpec(
         name: "delete", summary: "Delete transactions", arguments: "ID...", group: "Transactions",
-        details: "Each ID is a transaction's id or a unique prefix of 4+ characters. Refused (nothing deleted)\nwhen what remains would be invalid, e.g. a later sell would exceed what is held.",
+        details: "Each ID is a transaction's id, a unique prefix of 4+ characters, or @LINE (the record on that\nline of portfolio.json, as 'bitpal check' names it). Refused (nothing deleted) when what remains\nwould be invalid, e.g. a later sell would exceed what is held.",
         examples: ["bitpal delete 3f2a9c01", "bitpal delete 3f2a 77b1"])
 
     var ids: [String]
@@ -231,13 +233,15 @@ struct DeleteCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed: [Transaction] = try context.store().update { portfolio in
-            var found: [Transaction] = []
+        let store = try context.store()
+        let removed: [Transaction] = try store.update(now: context.now, naming: context.coinLabel) { portfolio in
+            var indices: [Int] = []
             for text in ids {
-                let t = try portfolio.transaction(matching: text)
-                if !found.contains(where: { $0.id == t.id }) { found.append(t) }
+                let i = try portfolio.index(matching: text, lines: { (try? store.transactionLines()) ?? [] })
+                if !indices.contains(i) { indices.append(i) }
             }
-            try portfolio.delete(Set(found.map(\.id)))
+            let found = indices.map { portfolio.transactions[$0] }
+            try portfolio.delete(at: Set(indices))
             return (true, found)
         }
         if context.json {

@@ -109,16 +109,9 @@ public struct Ledger: Sendable {
 
     /// The transactions in replay order: by date, ties keeping their given order.
     public static func chronological(_ transactions: [Transaction]) -> [Transaction] {
-        var sorted = true
-        var i = 1
-        while i < transactions.count {
-            if transactions[i].date < transactions[i - 1].date { sorted = false; break }
-            i += 1
-        }
-        if sorted { return transactions }
-        return transactions.enumerated().sorted { a, b in
-            a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset
-        }.map(\.element)
+        let order = chronologicalIndices(transactions)
+        if order.elementsEqual(transactions.indices) { return transactions }
+        return order.map { transactions[$0] }
     }
 
     /// Applies one transaction to its coin's position (see `Position.apply`) and the realized totals.

@@ -19,6 +19,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case transactionNotFound(String)
     case ambiguousID(prefix: String, matches: [String])
     case idTooShort(String)
+    /// Several records share this id (a hand edit or a merge): they are addressed by line.
+    case duplicatedID(id: String, lines: [Int])
     case alreadyWatched(coinId: String)
     case notWatched(coinId: String)
     /// A total beyond what bitpal computes exactly (about 10^41).
@@ -28,7 +30,10 @@ public enum PortfolioError: Error, Equatable, Sendable {
 }
 
 extension PortfolioError: CustomStringConvertible {
-    public var description: String {
+    public var description: String { description(naming: { $0 }) }
+
+    /// The message, with each coin named by `naming` (the CLI passes "BTC (Bitcoin)").
+    public func description(naming coin: (String) -> String) -> String {
         let fmt = DecimalFormatting.exact
         switch self {
         case .amountNotPositive: return "Amount must be greater than zero"
@@ -42,21 +47,28 @@ extension PortfolioError: CustomStringConvertible {
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
             if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
             return base + ". Did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
-        case let .insufficientQuantity(coin, held, requested):
-            return "You only own \(fmt(held)) \(coin). Cannot sell \(fmt(requested))."
-        case let .breaksLaterSell(coin, held, requested, date, id):
+        case let .insufficientQuantity(id, held, requested):
+            return "You only own \(fmt(held)) \(coin(id)). Cannot sell \(fmt(requested))."
+        case let .breaksLaterSell(coinId, held, requested, date, id):
+            let coin = coin(coinId)
             let short = String(id.uuidString.lowercased().prefix(8))
             return "This would break the later sell of \(fmt(requested)) \(coin) on \(ISODate.day(date)) (\(short)): "
                 + "you would only own \(fmt(held)) \(coin) then."
         case let .transactionNotFound(id):
-            return "No transaction matches '\(TextEscaping.escaped(id))'"
+            return id.hasPrefix("@")
+                ? "No transaction record starts on line \(TextEscaping.escaped(String(id.dropFirst()))) of the store (see 'bitpal check')"
+                : "No transaction matches '\(TextEscaping.escaped(id))'"
         case let .ambiguousID(prefix, matches):
             return "'\(TextEscaping.escaped(prefix))' matches \(matches.count) transactions: "
                 + matches.joined(separator: ", ") + "; use more characters"
+        case let .duplicatedID(id, lines):
+            let at = lines.filter { $0 > 0 }.map { "@\($0)" }
+            return "\(lines.count) records share the id \(id)"
+                + (at.isEmpty ? "" : "; name one by its line: " + at.joined(separator: " or "))
         case let .idTooShort(prefix):
             return "'\(TextEscaping.escaped(prefix))' is too short to name a transaction (use at least 4 characters of its id)"
-        case .alreadyWatched: return "This coin is already in your watchlist"
-        case let .notWatched(coin): return "'\(coin)' is not in your watchlist"
+        case let .alreadyWatched(id): return "\(coin(id)) is already in your watchlist"
+        case let .notWatched(id): return "\(coin(id)) is not in your watchlist"
         case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
         case .divisionByZero: return "A division by zero was asked for (the history may be corrupt; run 'bitpal check')"
         }

@@ -40,13 +40,20 @@ public struct PortfolioStore: Sendable {
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
     ///
     /// If `change` throws, nothing is written. `change` returns whether to write.
-    public func update<T>(_ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
+    /// Every write goes through here, and so through one last check: the result may break no rule
+    /// (`Portfolio.checked`) unless it only removes problems the stored file already had.
+    public func update<T>(now: Date = Date(), naming: (String) -> String = { $0 }, _ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
         try FileSystem.ensureDirectory(directory)
         let lock = try FileLock(path: lockPath)
         defer { lock.unlock() }
         var portfolio = try load()
+        let original = portfolio
         let outcome = try change(&portfolio)
         if outcome.write {
+            if let broken = portfolio.mayReplace(problemsBefore: { original.checked(now: now).problems }, now: now) {
+                let lines = Self.lines(of: portfolio, from: original, originalLines: (try? transactionLines()) ?? [])
+                throw StoreError(path: path, reason: .brokenRules(broken.map { Self.describe($0, lines: lines, naming: naming) }))
+            }
             FileSystem.removeLeftoverTempFiles(of: FileSystem.resolvingSymlink(path))
             try FileSystem.writeAtomically(PortfolioCodec.encode(portfolio), to: path)
         }

@@ -13,6 +13,8 @@ public struct StoreError: Error, Equatable, Sendable {
         case lockFailed(String)
         /// No folder to keep data in could be found.
         case noDataDirectory(String)
+        /// The stored history breaks rules (each described with its line) and this change does not remove them.
+        case brokenRules([String])
     }
 
     public var path: String
@@ -50,6 +52,10 @@ extension StoreError: CustomStringConvertible {
             "could not lock \(path): \(detail)"
         case let .noDataDirectory(detail):
             "no data folder: \(detail)"
+        case let .brokenRules(problems):
+            "\(path) breaks \(problems.count) rule\(problems.count == 1 ? "" : "s") (\(problems.prefix(3).joined(separator: "; "))"
+                + (problems.count > 3 ? "; …" : "") + "), so nothing was written: run 'bitpal check', then delete or edit "
+                + "the records it names (an ID or @LINE, e.g. 'bitpal delete @12')"
         }
     }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import PortfolioCore
+
+extension Context {
+    /// The ledger of the stored history, leaving out (with one warning) the records that break a rule.
+    func checkedLedger(_ portfolio: Portfolio) -> Ledger {
+        let checked = portfolio.checked(now: now)
+        if !checked.problems.isEmpty, let store = try? store() {
+            let lines = (try? store.transactionLines()) ?? []
+            let n = checked.problems.count
+            let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, naming: coinLabel) }.joined(separator: "; ")
+            warn("\(store.path) breaks \(n) rule\(n == 1 ? "" : "s") (\(first)\(n > 2 ? "; …" : "")); "
+                + "\(n == 1 ? "that record is" : "those records are") left out of this report: run 'bitpal check'")
+        }
+        return checked.ledger
+    }
+}
+
+struct CheckCommand: Command {
+    static let spec = CommandSpec(
+        name: "check", summary: "Check every file bitpal keeps and name each problem with its line", group: "Other",
+        details: """
+        Reads portfolio.json, the price cache (prices.json) and the coin list (coins.json) and checks
+        the rules a hand edit or a merge can break: a file bitpal cannot read, a duplicated id, a zero
+        amount or price, a date in the future, a sell of more than is held. Exit 0 when all is well,
+        1 when anything is wrong. While the store breaks a rule, reports leave the records out (with a
+        warning) and changes are refused, except a delete or edit that removes a problem: name the
+        record by its id or by @LINE ('bitpal delete @12').
+        """,
+        examples: ["bitpal check", "bitpal check --json"])
+
+    init(parsing a: inout ArgumentList) throws {}
+
+    struct FileReport {
+        var path: String
+        var summary: String
+        var problems: [(line: Int?, rule: String, message: String)]
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let store = try context.store()
+        var reports: [FileReport] = []
+        var portfolioReport = FileReport(path: store.path, summary: "", problems: [])
+        do throws(StoreError) {
+            let portfolio = try store.load()
+            let problems = portfolio.checked(now: context.now).problems
+            let lines = problems.isEmpty ? [] : try store.transactionLines()
+            let n = portfolio.transactions.count
+            portfolioReport.summary = "\(n) transaction\(n == 1 ? "" : "s")"
+            for p in problems {
+                portfolioReport.problems.append((p.index < lines.count ? lines[p.index] : nil, p.rule.rawValue,
+                                                 PortfolioStore.describe(p, lines: lines, naming: context.coinLabel)))
+            }
+        } catch {
+            portfolioReport.problems.append((Self.line(of: error), "unreadable", error.description))
+        }
+        reports.append(portfolioReport)
+        let cache = try context.priceCache()
+        reports.append(Self.readable(cache.path) { "\(try cache.load().count) quotes" })
+        let coins = try context.catalogCache()
+        reports.append(Self.readable(coins.path) { try coins.load().map { "\($0.coins.count) coins" } })
+
+        let total = reports.reduce(0) { $0 + $1.problems.count }
+        if context.json {
+            context.printJSON(.object([
+                ("ok", .bool(total == 0)),
+                ("problems", .array(reports.flatMap { f in f.problems.map { p in
+                    JSONValue.object([("file", .string(f.path)), ("line", p.line.map { .number(String($0)) } ?? .null),
+                                      ("rule", .string(p.rule)), ("message", .string(p.message))])
+                } })),
+            ]))
+        } else {
+            for f in reports {
+                if f.problems.isEmpty {
+                    context.out("ok       \(f.path)\(f.summary.isEmpty ? "" : " (\(f.summary))")\n")
+                } else {
+                    context.out("PROBLEM  \(f.path): \(f.problems.count) problem\(f.problems.count == 1 ? "" : "s")\n")
+                    for p in f.problems { context.out("  \(TextEscaping.escaped(p.message))\n") }
+                }
+            }
+            if total > 0 {
+                context.out("\nFix a record with 'bitpal edit ID|@LINE …' or remove it with 'bitpal delete ID|@LINE';"
+                    + " a cache file (prices.json, coins.json) can simply be deleted.\n")
+            }
+        }
+        return total == 0 ? .success : .failure
+    }
+
+    /// A cache file: fine when missing or readable.
+    static func readable(_ path: String, _ load: () throws -> String?) -> FileReport {
+        do {
+            let summary = try load()
+            return FileReport(path: path, summary: summary ?? "not present", problems: [])
+        } catch let e as StoreError {
+            return FileReport(path: path, summary: "", problems: [(line(of: e), "unreadable", e.description)])
+        } catch {
+            return FileReport(path: path, summary: "", problems: [(nil, "unreadable", "\(error)")])
+        }
+    }
+
+    static func line(of error: StoreError) -> Int? {
+        guard case let .malformed(detail) = error.reason, detail.hasPrefix("line ") else { return nil }
+        return Int(detail.dropFirst(5).prefix(while: \.isNumber))
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A rule the stored history breaks: found when the store is read, not only when it is written.
+///
+/// A hand-edited or git-merged `portfolio.json` can hold what no bitpal command writes:
+/// a duplicated id, a zero amount or price, a date in the future, a sell of more than is
+/// held. Each is reported with the record it concerns; reports leave those records out
+/// (with a warning) and writes are refused until a change removes them.
+public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
+    public enum Rule: String, Sendable, Hashable {
+        case duplicateID = "duplicate id"
+        case amountNotPositive = "amount not positive"
+        case priceNotPositive = "price not positive"
+        case futureDate = "future date"
+        case oversell = "sells more than held"
+        case tooLarge = "total too large"
+    }
+
+    public var rule: Rule
+    /// Position of the record in `Portfolio.transactions` (and so, in file order).
+    public var index: Int
+    public var id: UUID
+    /// What is wrong, in words (without the line: the store adds it), naming coins by id.
+    public var detail: String { describe(naming: { $0 }) }
+    /// The broken rule's own error, when it has one (an oversell, a total too large).
+    var error: PortfolioError?
+    /// For a duplicated id: the position of the record that has it first.
+    public var firstIndex: Int?
+
+    init(rule: Rule, index: Int, id: UUID, firstIndex: Int? = nil, error: PortfolioError? = nil) {
+        self.rule = rule
+        self.index = index
+        self.id = id
+        self.firstIndex = firstIndex
+        self.error = error
+    }
+
+    public var description: String { detail }
+
+    /// What is wrong, in words, with coins named by `naming`.
+    public func describe(naming coin: (String) -> String) -> String {
+        switch rule {
+        case .duplicateID: "id \(id.uuidString.lowercased()) is used by an earlier record too"
+        case .amountNotPositive: "amount must be greater than zero"
+        case .priceNotPositive: "price must be greater than zero"
+        case .futureDate: "its date is in the future"
+        case .oversell, .tooLarge:
+            if case let .breaksLaterSell(coinId, held, requested, date, _)? = error {
+                "sells \(DecimalFormatting.exact(requested)) \(coin(coinId)) on \(ISODate.format(date)) but only \(DecimalFormatting.exact(held)) is held then"
+            } else {
+                error?.description(naming: coin) ?? rule.rawValue
+            }
+        }
+    }
+
+    /// The same problem after other records moved: compared by rule and record id.
+    var identity: String { rule.rawValue + " " + id.uuidString }
+}
+
+/// A history replayed the forgiving way: records that break a rule are left out, and named.
+public struct CheckedHistory: Sendable {
+    public var ledger: Ledger
+    public var problems: [StoreProblem]
+}
+
+extension Portfolio {
+    /// Every rule the stored transactions break, in file order, and the ledger of the rest.
+    ///
+    /// Duplicated ids keep their first record; zero amounts or prices and future dates are
+    /// left out; a sell that asks for more than is held at its date is left out and the
+    /// replay goes on (so one bad sell does not hide the rest of the book).
+    public func checked(now: Date) -> CheckedHistory {
+        var problems: [StoreProblem] = []
+        var firstIndex: [UUID: Int] = [:]
+        firstIndex.reserveCapacity(transactions.count)
+        var excluded = Set<Int>()
+        for (i, t) in transactions.enumerated() {
+            if let first = firstIndex[t.id] {
+                problems.append(StoreProblem(rule: .duplicateID, index: i, id: t.id, firstIndex: first))
+                excluded.insert(i)
+                continue
+            }
+            firstIndex[t.id] = i
+            if t.amountValue.units == 0 {
+                problems.append(StoreProblem(rule: .amountNotPositive, index: i, id: t.id))
+                excluded.insert(i)
+            } else if t.priceValue.units == 0 {
+                problems.append(StoreProblem(rule: .priceNotPositive, index: i, id: t.id))
+                excluded.insert(i)
+            } else if t.date > now {
+                problems.append(StoreProblem(rule: .futureDate, index: i, id: t.id))
+                excluded.insert(i)
+            }
+        }
+        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded)
+        for (i, error) in failures {
+            let rule: StoreProblem.Rule = if case .breaksLaterSell = error { .oversell } else { .tooLarge }
+            problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
+        }
+        problems.sort { $0.index < $1.index }
+        return CheckedHistory(ledger: ledger, problems: problems)
+    }
+
+    /// Whether a change from `before` to this portfolio may be written: when the result breaks
+    /// no rule, or when it only removes problems (deleting or editing an offending record)
+    /// and adds none.
+    public func mayReplace(problemsBefore: () -> [StoreProblem], now: Date) -> [StoreProblem]? {
+        let after = checked(now: now).problems
+        if after.isEmpty { return nil }
+        let before = problemsBefore()
+        var remaining: [String: Int] = [:]
+        for p in before { remaining[p.identity, default: 0] += 1 }
+        var introduced: [StoreProblem] = []
+        for p in after {
+            if let n = remaining[p.identity], n > 0 { remaining[p.identity] = n - 1 } else { introduced.append(p) }
+        }
+        if introduced.isEmpty && after.count < before.count { return nil }
+        return introduced.isEmpty ? after : introduced
+    }
+}
+
+extension Ledger {
+    /// Replays `transactions` (but those at `leavingOut`) in date order, going on past a record
+    /// that cannot apply (a sell of more than is held, a total too large): such records are
+    /// left out and returned with their error.
+    public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [])
+        -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError)]) {
+        var ledger = Ledger()
+        var failures: [(index: Int, error: PortfolioError)] = []
+        for i in chronologicalIndices(transactions) where !excluded.contains(i) {
+            do { try ledger.apply(transactions[i]) } catch { failures.append((i, error)) }
+        }
+        return (ledger, failures)
+    }
+
+    /// Indices of `transactions` in replay order: by date, ties keeping their file order.
+    public static func chronologicalIndices(_ transactions: [Transaction]) -> [Int] {
+        var sorted = true
+        var i = 1
+        while i < transactions.count {
+            if transactions[i].date < transactions[i - 1].date { sorted = false; break }
+            i += 1
+        }
+        if sorted { return Array(transactions.indices) }
+        return transactions.indices.sorted { a, b in
+            transactions[a].date != transactions[b].date ? transactions[a].date < transactions[b].date : a < b
+        }
+    }
+}
