@@ -31,9 +31,18 @@ final class CLITests: XCTestCase {
               "currentValue": "90000.00",
               "profitLoss": "37500.00",
               "profitLossPercentage": "71.43",
-              "priceUpdatedAt": "2024-06-01T11:30:00Z"
+              "priceUpdatedAt": "2024-06-01T11:30:00Z",
+              "priceStale": false
             }
           ],
+          "totals": {
+            "totalCost": "52500.00",
+            "currentValue": "90000.00",
+            "profitLoss": "37500.00",
+            "profitLossPercentage": "71.43",
+            "unpricedCount": 0,
+            "unpricedCost": "0.00"
+          },
           "pricesAsOf": "2024-06-01T11:30:00Z",
           "stale": false
         }

@@ -106,4 +106,26 @@ final class EdgeTests: XCTestCase {
         s.ok(["add", "buy", "sol", "1", "10"])
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 3)
     }
+
+    // MARK: Totals that add up
+
+    func testTotalsCoverPricedHoldingsAndSayWhatIsLeftOut() {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "eth", "2", "10", "--date", "2024-01-01"])
+        let none = s.ok(["summary"]).out
+        XCTAssertTrue(none.contains("Total value           —  no prices yet"), none)
+        s.ok(["price", "set", "btc", "150", "--date", "2024-05-01"])  // a month old: stale
+        let h = s.ok(["holdings", "--json"]).out
+        for field in [#""totalCost": "100.00""#, #""currentValue": "150.00""#, #""profitLoss": "50.00""#,
+                      #""unpricedCount": 1"#, #""unpricedCost": "20.00""#, #""priceStale": true"#, #""priceStale": null"#] {
+            XCTAssertTrue(h.contains(field), "missing \(field) in \(h)")
+        }
+        let table = s.ok(["holdings"]).out
+        XCTAssertTrue(table.contains("$150.00 (stale)"), table)
+        XCTAssertTrue(table.contains("TOTAL  1 priced"), table)
+        XCTAssertTrue(table.contains("1 holding has no price (cost $20.00, left out of the totals)"), table)
+        let summary = s.ok(["summary", "--json"]).out
+        XCTAssertTrue(summary.contains(#""totalOpenCost": "120.00""#) && summary.contains(#""unpricedCost": "20.00""#), summary)
+    }
 }

@@ -16,7 +16,7 @@ extension Context {
 }
 
 /// The line under a report that says how old its prices are.
-func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, context: Context) -> String {
+func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Decimal, context: Context) -> String {
     var s = ""
     if let asOf {
         s += "Prices as of \(Human.time(asOf)) UTC (\(Human.age(asOf, now: context.now)))"
@@ -24,7 +24,8 @@ func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, context: Context) -> St
         s += ".\n"
     }
     if unpriced > 0 {
-        s += "\(unpriced) holding\(unpriced == 1 ? " has" : "s have") no price: set one with 'bitpal price set COIN PRICE'"
+        s += "\(unpriced) holding\(unpriced == 1 ? " has" : "s have") no price (cost \(Human.money(unpricedCost)), left out of the totals): "
+            + "set one with 'bitpal price set COIN PRICE'"
         s += context.offline ? ".\n" : " or run 'bitpal price refresh'.\n"
     }
     return s
@@ -59,23 +60,29 @@ struct HoldingsCommand: Command {
         var table = Table([("COIN", .left), ("NAME", .left), ("AMOUNT", .right), ("AVG COST", .right), ("COST BASIS", .right),
                            ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
         for h in report.holdings {
+            let price = h.quote.map { Human.price($0.price) + (h.stale ? " (stale)" : "") } ?? "—"
             table.add([
                 .init(TextEscaping.escaped(h.coin.symbol.uppercased())), .init(TextEscaping.escaped(h.coin.name)),
                 .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),
-                .init(h.quote.map { Human.price($0.price) } ?? "—"), .init(h.currentValue.map(Human.money) ?? "—"),
+                .init(price, paint: { h.stale ? style.yellow($0) : $0 }), .init(h.currentValue.map(Human.money) ?? "—"),
                 .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
                 .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) }),
             ])
         }
-        let pct = Percent.of(report.unrealizedPnL, report.holdings.filter { $0.quote != nil }.reduce(0) { $0 + $1.totalCost })
-        table.addFooter([
-            .init("TOTAL"), .init(""), .init(""), .init(""), .init(Human.money(report.totalCost)), .init(""),
-            .init(Human.money(report.totalValue)),
+        // Totals cover the priced holdings only, so that P&L = value − cost on the row itself.
+        let priced = report.holdings.count - report.unpricedCount
+        let pct = report.unrealizedPnLPercentage
+        table.addFooter(priced == 0 ? [
+            .init("TOTAL"), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
+        ] : [
+            .init("TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""),
+            .init(Human.money(report.totalCost)), .init(""), .init(Human.money(report.totalValue)),
             .init(Human.signedMoney(report.unrealizedPnL), paint: { style.pnl($0, report.unrealizedPnL) }),
             .init(Human.percent(pct), paint: { style.pnl($0, pct) }),
         ])
         context.out(table.render(style: style))
-        context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount, context: context))
+        context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
+                               unpricedCost: report.unpricedCost, context: context))
         return .success
     }
 }
@@ -133,14 +140,17 @@ struct SummaryCommand: Command {
         }
         let style = context.style
         var rows = Table([("", .left), ("", .right), ("", .left)])
-        rows.add([.init("Total value"), .init(Human.money(s.totalValue)), .init("")])
+        let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
+        rows.add([.init("Total value"), .init(nothingPriced ? "—" : Human.money(s.totalValue)),
+                  .init(nothingPriced ? "no prices yet" : s.unpricedCount > 0 ? "priced holdings only" : "")])
         rows.add([.init("Open cost"), .init(Human.money(s.totalOpenCost)), .init("")])
         rows.add([.init("Closed cost"), .init(Human.money(s.totalClosedCost)), .init("")])
-        rows.add([.init("Unrealized P&L"), .init(Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }), .init("")])
+        rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }),
+                  .init(nothingPriced || s.unpricedCount == 0 ? "" : "priced holdings only")])
         rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.realizedPnL), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
         rows.add([.init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
                   .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) })])
-        rows.add([.init("Holdings"), .init(String(s.holdingsCount)), .init(s.unpricedCount > 0 ? "\(s.unpricedCount) unpriced" : "")])
+        rows.add([.init("Holdings"), .init(String(s.holdingsCount)), .init(s.unpricedCount > 0 ? "\(s.unpricedCount) unpriced (cost \(Human.money(s.unpricedCost)))" : "")])
         rows.showsHeader = false
         context.out(rows.render(style: style))
         if !s.topHoldings.isEmpty {
@@ -156,7 +166,8 @@ struct SummaryCommand: Command {
             top.indent = "  "
             context.out(top.render(style: style))
         }
-        context.out("\n" + pricesLine(asOf: s.pricesAsOf, stale: s.stale, unpriced: s.unpricedCount, context: context))
+        context.out("\n" + pricesLine(asOf: s.pricesAsOf, stale: s.stale, unpriced: s.unpricedCount,
+                                      unpricedCost: s.unpricedCost, context: context))
         return .success
     }
 }

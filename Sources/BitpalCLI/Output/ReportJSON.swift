@@ -37,12 +37,21 @@ enum ReportJSON {
             ("profitLoss", money(h.profitLoss)),
             ("profitLossPercentage", percent(h.profitLossPercentage)),
             ("priceUpdatedAt", date(h.quote?.time)),
+            ("priceStale", h.quote == nil ? .null : .bool(h.stale)),
         ])
     }
 
     static func holdings(_ r: HoldingsReport) -> JSONValue {
         .object([
             ("holdings", .array(r.holdings.map(holding))),
+            ("totals", .object([
+                ("totalCost", .string(F.money(r.totalCost))),
+                ("currentValue", .string(F.money(r.totalValue))),
+                ("profitLoss", .string(F.money(r.unrealizedPnL))),
+                ("profitLossPercentage", percent(r.unrealizedPnLPercentage)),
+                ("unpricedCount", .number(String(r.unpricedCount))),
+                ("unpricedCost", .string(F.money(r.unpricedCost))),
+            ])),
             ("pricesAsOf", date(r.pricesAsOf)),
             ("stale", .bool(r.stale)),
         ])
@@ -88,6 +97,7 @@ enum ReportJSON {
             ("totalPnLPercentage", percent(s.totalPnLPercentage)),
             ("holdingsCount", .number(String(s.holdingsCount))),
             ("unpricedCount", .number(String(s.unpricedCount))),
+            ("unpricedCost", .string(F.money(s.unpricedCost))),
             ("pricesAsOf", date(s.pricesAsOf)),
             ("stale", .bool(s.stale)),
             ("topHoldings", .array(s.topHoldings.map { topHolding($0, idKey: "coinId", upperSymbol: false) })),

@@ -10,6 +10,8 @@ public struct Holding: Sendable {
     public var currentValue: Decimal?
     public var profitLoss: Decimal?
     public var profitLossPercentage: Decimal?
+    /// The price is more than 60 minutes old (false when unpriced).
+    public var stale = false
 }
 
 /// How to order holdings.
@@ -23,10 +25,18 @@ public struct HoldingsReport: Sendable {
     /// Oldest quote time among priced holdings.
     public var pricesAsOf: Date?
     public var stale: Bool
+    /// Σ value of the priced holdings.
     public var totalValue: Decimal
+    /// Σ cost basis of the priced holdings, so that `unrealizedPnL == totalValue − totalCost`.
     public var totalCost: Decimal
     public var unrealizedPnL: Decimal
+    /// Holdings without any price, and their cost basis: outside the totals above.
     public var unpricedCount: Int
+    public var unpricedCost: Decimal
+    /// Σ cost basis of every open holding, priced or not.
+    public var openCost: Decimal { totalCost + unpricedCost }
+    /// `unrealizedPnL / totalCost × 100`; `nil` when nothing priced cost anything.
+    public var unrealizedPnLPercentage: Decimal? { Percent.of(unrealizedPnL, totalCost) }
 }
 
 /// A closed cycle with its coin resolved.
@@ -46,6 +56,8 @@ public struct PortfolioSummary: Sendable {
     public var totalPnLPercentage: Decimal?
     public var holdingsCount: Int
     public var unpricedCount: Int
+    /// Cost basis of the open holdings without a price (part of `totalOpenCost`, outside `totalValue`).
+    public var unpricedCost: Decimal
     public var pricesAsOf: Date?
     public var stale: Bool
     /// At most 5 priced holdings, largest value first.
@@ -71,31 +83,35 @@ public struct Reports: Sendable {
         var asOf: Date?
         var totalValue: Decimal = 0
         var totalCost: Decimal = 0
+        var unpricedCost: Decimal = 0
         var unrealized: Decimal = 0
         var unpriced = 0
         for p in ledger.openPositions {
             let quote = prices.latest(p.coinId)
             var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: p.costBasis,
                                    avgCost: p.averageCost ?? 0, quote: quote)
-            totalCost += p.costBasis
             if let q = quote {
                 let value = p.quantity * q.price
                 let pnl = value - p.costBasis
                 line.currentValue = value
                 line.profitLoss = pnl
                 line.profitLossPercentage = Percent.of(pnl, p.costBasis)
+                line.stale = PriceBook.isStale(q.time, now: now)
+                totalCost += p.costBasis
                 totalValue += value
                 unrealized += pnl
                 asOf = asOf.map { min($0, q.time) } ?? q.time
             } else {
                 unpriced += 1
+                unpricedCost += p.costBasis
             }
             lines.append(line)
         }
         lines.sort(by: Reports.order(sort))
         return HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: asOf.map { PriceBook.isStale($0, now: now) } ?? false,
-            totalValue: totalValue, totalCost: totalCost, unrealizedPnL: unrealized, unpricedCount: unpriced)
+            totalValue: totalValue, totalCost: totalCost, unrealizedPnL: unrealized, unpricedCount: unpriced,
+            unpricedCost: unpricedCost)
     }
 
     /// Closed cycles, most recently closed first.
@@ -110,10 +126,10 @@ public struct Reports: Sendable {
         let h = holdings(sort: .value)
         let total = h.unrealizedPnL + ledger.realizedPnL
         return PortfolioSummary(
-            totalValue: h.totalValue, totalOpenCost: h.totalCost, totalClosedCost: ledger.closedCost,
+            totalValue: h.totalValue, totalOpenCost: h.openCost, totalClosedCost: ledger.closedCost,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: ledger.realizedPnL, totalPnL: total,
-            totalPnLPercentage: Percent.of(total, h.totalCost + ledger.closedCost),
-            holdingsCount: h.holdings.count, unpricedCount: h.unpricedCount, pricesAsOf: h.pricesAsOf,
+            totalPnLPercentage: Percent.of(total, h.openCost + ledger.closedCost),
+            holdingsCount: h.holdings.count, unpricedCount: h.unpricedCount, unpricedCost: h.unpricedCost, pricesAsOf: h.pricesAsOf,
             stale: h.stale, topHoldings: Array(h.holdings.filter { $0.currentValue != nil }.prefix(5)))
     }
 
