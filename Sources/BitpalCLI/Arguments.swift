@@ -64,15 +64,19 @@ public struct ArgumentList {
                     i += 1
                 }
                 if values[name] != nil { throw .repeatedOption(name) }
-                if !spec.choices.isEmpty && !spec.choices.contains(value) {
-                    throw .invalidChoice(option: name, value: value, choices: spec.choices)
-                }
-                values[name] = value
+                values[name] = try ArgumentList.choice(value, of: spec.choices, option: name)
             } else {
                 if inline != nil { throw .flagTakesNoValue(name) }
                 flags.insert(name)
             }
         }
+    }
+
+    /// An enumerated value, any case, as the table spells it (`SELL` is `sell`); any text when there are no choices.
+    static func choice(_ value: String, of choices: [String], option: String) throws(UsageError) -> String {
+        guard !choices.isEmpty else { return value }
+        if let match = choices.first(where: { $0.caseInsensitiveCompare(value) == .orderedSame }) { return match }
+        throw .invalidChoice(option: option, value: value, choices: choices)
     }
 
     /// `-5`, `-0.5`: left as positionals so the literal parser can say what is wrong with them.

@@ -78,6 +78,11 @@ public struct CLI {
             let names = GlobalOptions.specs.map(\.name)
             throw UsageError.unknownOption(first, command: "bitpal", suggestion: EditDistance.closest(to: first, in: names, max: 1).first)
         }
+        if globals.help, rest.count == 1 || rest[1].hasPrefix("-"), let group = Help.group(first) {
+            // `bitpal price --help` is the group's help, as `bitpal help price` is.
+            console.print(group)
+            return .success
+        }
         let (type, consumed) = try CLI.find(rest)
         if globals.help {
             console.print(Help.command(type.spec))
@@ -113,8 +118,11 @@ public struct CLI {
             }
             throw .missingSubcommand(command: first, choices: subs)
         }
-        let names = Set(commands.map { String($0.spec.name.split(separator: " ")[0]) })
-        throw .unknownCommand(first, suggestion: EditDistance.closest(to: first, in: names.sorted(), max: 1).first)
+        let names = Set(commands.map { String($0.spec.name.split(separator: " ")[0]) }).sorted()
+        // A unique prefix is the likeliest meaning (`hold` → `holdings`); else the closest spelling.
+        let prefixed = names.filter { $0.hasPrefix(first) }
+        let suggestion = prefixed.count == 1 ? prefixed[0] : EditDistance.closest(to: first, in: names, max: 1).first
+        throw .unknownCommand(first, suggestion: suggestion)
     }
 
     /// Takes the global options out of the arguments (anywhere before `--`).
@@ -123,15 +131,31 @@ public struct CLI {
         var rest: [String] = []
         var i = 0
         var seenTerminator = false
+        var colorSet = false
+        func colorChoice(_ text: String) throws(UsageError) -> ColorChoice {
+            ColorChoice(rawValue: try ArgumentList.choice(text, of: ColorChoice.allCases.map(\.rawValue), option: "--color")) ?? .auto
+        }
         while i < arguments.count {
             let a = arguments[i]
             i += 1
             if seenTerminator { rest.append(a); continue }
             switch a {
-            case "--": seenTerminator = true; rest.append(a)
+            case "--":
+                seenTerminator = true
+                // Before the command, `--` only ends the global options; after it, the command's.
+                if !rest.isEmpty { rest.append(a) }
             case "--json": g.json = true
             case "--offline": g.offline = true
-            case "--no-color", "--no-colour": g.noColor = true
+            case "--no-color", "--no-colour":
+                if colorSet { throw .repeatedOption("--color") }
+                colorSet = true
+                g.color = .never
+            case "--color", "--colour":
+                guard i < arguments.count else { throw .missingValue(option: "--color", valueName: "WHEN") }
+                if colorSet { throw .repeatedOption("--color") }
+                colorSet = true
+                g.color = try colorChoice(arguments[i])
+                i += 1
             case "-h", "--help": g.help = true
             case "--version": g.version = true
             case "--data-dir":
@@ -140,7 +164,11 @@ public struct CLI {
                 g.dataDir = arguments[i]
                 i += 1
             default:
-                if a.hasPrefix("--data-dir=") {
+                if a.hasPrefix("--color=") || a.hasPrefix("--colour=") {
+                    if colorSet { throw .repeatedOption("--color") }
+                    colorSet = true
+                    g.color = try colorChoice(String(a.drop(while: { $0 != "=" }).dropFirst()))
+                } else if a.hasPrefix("--data-dir=") {
                     if g.dataDir != nil { throw .repeatedOption("--data-dir") }
                     g.dataDir = String(a.dropFirst("--data-dir=".count))
                 } else if ["--json=", "--offline=", "--no-color=", "--help=", "--version="].contains(where: { a.hasPrefix($0) }) {

@@ -1,12 +1,18 @@
 import Foundation
 import PortfolioCore
 
+/// When to colour output.
+public enum ColorChoice: String, CaseIterable, Sendable {
+    case auto, always, never
+}
+
 /// Options that apply to every command and may come before it.
 public struct GlobalOptions: Equatable {
     public var dataDir: String?
     public var json = false
     public var offline = false
-    public var noColor = false
+    /// `--color auto|always|never` (`--no-color` is `never`).
+    public var color = ColorChoice.auto
     public var help = false
     public var version = false
 
@@ -14,7 +20,9 @@ public struct GlobalOptions: Equatable {
         OptionSpec("--data-dir", "DIR", "where data lives (default: $BITPAL_HOME, else $XDG_DATA_HOME/bitpal, else ~/.local/share/bitpal)"),
         OptionSpec("--json", nil, "print one JSON document on stdout instead of a table"),
         OptionSpec("--offline", nil, "never touch the network; use cached and manual prices (also BITPAL_OFFLINE=1)"),
-        OptionSpec("--no-color", nil, "no colours (also NO_COLOR=1); colour is only used on a terminal anyway"),
+        OptionSpec("--color", "WHEN", "auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always or never",
+                   choices: ColorChoice.allCases.map(\.rawValue)),
+        OptionSpec("--no-color", nil, "the same as --color never"),
         OptionSpec("--help", nil, "show help (also -h)"),
         OptionSpec("--version", nil, "show bitpal's version"),
     ]
@@ -53,9 +61,17 @@ public final class Context {
         return false
     }
 
+    /// Colour as cli.md says: `always` wins over everything; `auto` only on a terminal, without
+    /// `NO_COLOR`, and not on a `dumb` terminal.
     var style: Style {
-        let noColorEnv = environment.variables["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Style(enabled: environment.stdoutIsTerminal && !globals.noColor && !noColorEnv)
+        switch globals.color {
+        case .always: return Style(enabled: true)
+        case .never: return Style(enabled: false)
+        case .auto:
+            let noColorEnv = environment.variables["NO_COLOR"].map { !$0.isEmpty } ?? false
+            let dumb = environment.variables["TERM"] == "dumb"
+            return Style(enabled: environment.stdoutIsTerminal && !noColorEnv && !dumb)
+        }
     }
 
     private var cachedDirectory: String?

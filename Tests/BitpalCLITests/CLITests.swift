@@ -270,15 +270,21 @@ final class CLITests: XCTestCase {
         let s = Sandbox()
         s.ok(["watch", "add", "eth", "btc", "doge"])
         let dup = s.run(["watch", "add", "sol", "eth"])
-        XCTAssertEqual(dup.code, .failure)
-        XCTAssertEqual(dup.err, "error: ETH (Ethereum) is already in your watchlist\n")
-        XCTAssertFalse(s.ok(["watch", "--json"]).out.contains("solana"))
+        XCTAssertEqual(dup.code, .success)
+        XCTAssertEqual(dup.err, "ETH (Ethereum) is already in your watchlist\n")
+        XCTAssertEqual(dup.out, "Watching SOL (Solana).\n")
+        XCTAssertTrue(s.ok(["watch", "--json"]).out.contains("solana"))
+        XCTAssertEqual(s.run(["watch", "add", "sol", "nosuchcoinatall"]).code, .failure)
+        s.ok(["watch", "remove", "sol"])
         s.ok(["price", "set", "btc", "100", "--date", "2024-06-01T11:30:00Z"])
         s.ok(["price", "set", "eth", "200", "--date", "2024-06-01T11:30:00Z"])
         let names = s.ok(["watch", "list"]).out.split(separator: "\n").dropFirst().map { String($0.prefix(4)).trimmingCharacters(in: .whitespaces) }
         XCTAssertEqual(names, ["BTC", "ETH", "DOGE"])
         let byPrice = s.ok(["watch", "--sort", "price"]).out.split(separator: "\n").dropFirst().map { String($0.prefix(4)).trimmingCharacters(in: .whitespaces) }
         XCTAssertEqual(byPrice, ["ETH", "BTC", "DOGE"])
+        // Manual prices carry no 24h change: still before the unpriced coin.
+        let byChange = s.ok(["watch", "--sort", "CHANGE"]).out.split(separator: "\n").dropFirst().map { String($0.prefix(4)).trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(byChange, ["BTC", "ETH", "DOGE"])
         s.ok(["watch", "remove", "doge"])
         XCTAssertFalse(s.ok(["watch", "--json"]).out.contains("dogecoin"))
     }

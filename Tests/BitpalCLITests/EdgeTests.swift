@@ -128,4 +128,51 @@ final class EdgeTests: XCTestCase {
         let summary = s.ok(["summary", "--json"]).out
         XCTAssertTrue(summary.contains(#""totalOpenCost": "120.00""#) && summary.contains(#""unpricedCost": "20.00""#), summary)
     }
+
+    // MARK: Rough edges a new user hit
+
+    func testListLimitCountsWhatTheFiltersMatch() {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-02"])
+        s.ok(["add", "buy", "eth", "1", "100", "--date", "2024-01-03"])
+        let zero = s.ok(["list", "--limit", "0"]).out
+        XCTAssertEqual(zero, "0 of 3 transactions (--limit 0)\n")
+        XCTAssertEqual(s.ok(["list", "--limit", "0", "--json"]).out, "[]\n")
+        let two = s.ok(["list", "btc", "--limit", "1"]).out
+        XCTAssertTrue(two.hasSuffix("1 of 2 matching transactions (--limit)\n"), two)
+    }
+
+    func testEnumeratedValuesAnyCaseAndCommandLineEdges() {
+        let s = Sandbox()
+        s.ok(["add", "BUY", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["list", "--type", "BUY"])
+        s.ok(["holdings", "--sort", "PNL"])
+        s.ok(["--", "list"])
+        XCTAssertEqual(s.run(["hold"]).err, "error: unknown command 'hold'. Did you mean 'holdings'?\n")
+        XCTAssertEqual(s.ok(["price", "--help"]).out, s.ok(["help", "price"]).out)
+        let edit = s.ok(["edit", "--help"]).out
+        XCTAssertFalse(edit.contains("default now") || edit.contains("default 0"), edit)
+        XCTAssertTrue(s.ok(["help", "price", "set"]).out.contains("shiba-inu"))
+    }
+
+    func testColorChoices() {
+        let s = exampleWithPnL()
+        XCTAssertTrue(s.ok(["holdings", "--color", "always"]).out.contains("\u{1b}["))
+        XCTAssertTrue(s.ok(["holdings", "--color=ALWAYS"]).out.contains("\u{1b}["))
+        XCTAssertFalse(s.run(["holdings", "--color", "never"], terminal: true).out.contains("\u{1b}["))
+        XCTAssertTrue(s.run(["holdings"], terminal: true).out.contains("\u{1b}["))
+        s.variables["TERM"] = "dumb"
+        XCTAssertFalse(s.run(["holdings"], terminal: true).out.contains("\u{1b}["))
+        s.variables["NO_COLOR"] = "1"
+        XCTAssertTrue(s.run(["holdings", "--color", "always"]).out.contains("\u{1b}["))
+        XCTAssertEqual(s.run(["holdings", "--color", "sometimes"]).code, .usage)
+    }
+
+    func exampleWithPnL() -> Sandbox {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["price", "set", "btc", "150", "--date", "2024-06-01T11:30:00Z"])
+        return s
+    }
 }

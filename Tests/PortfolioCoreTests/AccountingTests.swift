@@ -183,9 +183,11 @@ let costCases: [CostCase] = [
         #expect(r.holdings[1].currentValue == nil && r.holdings[1].profitLoss == nil)
         #expect(r.holdings[1].totalCost == 50)
         #expect(r.unpricedCount == 1)
-        #expect(r.totalValue == 50 && r.totalCost == 150)
+        // Totals cover priced holdings (P&L = value − cost); the unpriced cost is carried apart.
+        #expect(r.totalValue == 50 && r.totalCost == 100 && r.unrealizedPnL == -50 && r.unpricedCost == 50 && r.openCost == 150)
         let s = Reports(ledger: ledger, prices: prices, now: now, coin: { Coin.unknown($0) }).summary()
         #expect(s.unpricedCount == 1 && s.holdingsCount == 2 && s.topHoldings.count == 1)
+        #expect(s.totalOpenCost == 150 && s.unpricedCost == 50)
     }
 
     @Test func staleAfterAnHour() throws {

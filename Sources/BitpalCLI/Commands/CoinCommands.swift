@@ -66,7 +66,8 @@ struct CoinsUpdateCommand: Command {
 struct WatchAddCommand: Command {
     static let spec = CommandSpec(
         name: "watch add", summary: "Watch coins you do not (yet) hold", arguments: "COIN...",
-        group: "Coins and watchlist", details: "Nothing is added when any coin fails.",
+        group: "Coins and watchlist",
+        details: "A coin already watched is named and skipped. Nothing is added when any coin is unknown.",
         examples: ["bitpal watch add sol ada"])
 
     var coins: [String]
@@ -79,19 +80,26 @@ struct WatchAddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let resolved = try coins.map { try context.resolveCoin($0) }
         let now = context.now
-        try context.store().update { portfolio in
+        let (added, skipped): ([Coin], [Coin]) = try context.store().update(now: now, naming: context.coinLabel) { portfolio in
             var seen = Set(portfolio.watchlist.map(\.coinId))
+            var added: [Coin] = [], skipped: [Coin] = []
             for c in resolved {
-                if seen.contains(c.id) { throw PortfolioError.alreadyWatched(coinId: c.id) }
+                if seen.contains(c.id) {
+                    if !skipped.contains(c) { skipped.append(c) }
+                    continue
+                }
                 seen.insert(c.id)
+                added.append(c)
                 portfolio.watchlist.append(WatchEntry(coinId: c.id, dateAdded: now))
             }
-            return (true, ())
+            return (!added.isEmpty, (added, skipped))
         }
-        if !context.json {
-            context.out("Watching " + resolved.map { "\($0.symbol.uppercased()) (\(TextEscaping.escaped($0.name)))" }.joined(separator: ", ") + ".\n")
-        } else {
-            context.printJSON(.object([("added", .array(resolved.map { .string($0.id) }))]))
+        for c in skipped { context.note("\(context.coinLabel(c.id)) is already in your watchlist") }
+        if context.json {
+            context.printJSON(.object([("added", .array(added.map { .string($0.id) })),
+                                       ("alreadyWatched", .array(skipped.map { .string($0.id) }))]))
+        } else if !added.isEmpty {
+            context.out("Watching " + added.map { context.coinLabel($0.id) }.joined(separator: ", ") + ".\n")
         }
         return .success
     }
@@ -111,7 +119,7 @@ struct WatchRemoveCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let resolved = try coins.map { try context.resolveCoin($0) }
-        try context.store().update { portfolio in
+        try context.store().update(now: context.now, naming: context.coinLabel) { portfolio in
             for c in resolved {
                 guard let i = portfolio.watchlist.firstIndex(where: { $0.coinId == c.id }) else {
                     throw PortfolioError.notWatched(coinId: c.id)
@@ -123,7 +131,7 @@ struct WatchRemoveCommand: Command {
         if context.json {
             context.printJSON(.object([("removed", .array(resolved.map { .string($0.id) }))]))
         } else {
-            context.out("Stopped watching " + resolved.map { $0.symbol.uppercased() }.joined(separator: ", ") + ".\n")
+            context.out("Stopped watching " + resolved.map { context.coinLabel($0.id) }.joined(separator: ", ") + ".\n")
         }
         return .success
     }
@@ -154,16 +162,17 @@ struct WatchListCommand: Command {
         struct Row { var entry: WatchEntry; var coin: Coin; var quote: Quote? }
         var rows = portfolio.watchlist.map { Row(entry: $0, coin: context.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
         func byName(_ a: Row, _ b: Row) -> Bool { a.coin.name.lowercased() < b.coin.name.lowercased() }
+        // Unpriced coins last whatever the order; a price without a 24h change comes before them.
+        func ordered(by key: @escaping (Row) -> Decimal?) -> (Row, Row) -> Bool {
+            { a, b in
+                if (a.quote == nil) != (b.quote == nil) { return a.quote != nil }
+                return KnownFirst.descending(key(a), key(b), tie: byName(a, b), unknown: byName(a, b))
+            }
+        }
         switch sort {
-        case .name: rows.sort { a, b in
-            KnownFirst.descending(a.quote.map { _ in 1 }, b.quote.map { _ in 1 }, tie: byName(a, b), unknown: byName(a, b))
-        }
-        case .price: rows.sort { a, b in
-            KnownFirst.descending(a.quote?.price, b.quote?.price, tie: byName(a, b), unknown: byName(a, b))
-        }
-        case .change: rows.sort { a, b in
-            KnownFirst.descending(a.quote?.change24h, b.quote?.change24h, tie: byName(a, b), unknown: byName(a, b))
-        }
+        case .name: rows.sort(by: ordered(by: { _ in 0 }))
+        case .price: rows.sort(by: ordered(by: { $0.quote?.price }))
+        case .change: rows.sort(by: ordered(by: { $0.quote?.change24h }))
         }
         if context.json {
             context.printJSON(.array(rows.map { r in

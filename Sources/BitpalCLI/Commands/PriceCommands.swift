@@ -32,7 +32,7 @@ struct PriceSetCommand: Command {
         arguments: "COIN PRICE", options: [OptionSpec("--date", "DATE", "when the price was true (default now)")],
         group: "Prices",
         details: "The newest quote of a coin wins, manual or fetched. Manual prices live in portfolio.json.",
-        examples: ["bitpal price set btc 60000", "bitpal price set my-token 0.0042 --date 2024-05-01"])
+        examples: ["bitpal price set btc 60000", "bitpal price set shiba-inu 0.0000245 --date 2024-05-01"])
 
     var coin: String
     var price: Decimal

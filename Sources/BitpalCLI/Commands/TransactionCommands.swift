@@ -115,14 +115,16 @@ struct ListCommand: Command {
         }
         let coinId = try coin.map { try context.resolveCoin($0).id }
         let portfolio = try context.store().load()
+        // Count every match, keep the first `limit` (newest first): "2 of 5" counts what the filters match.
         var selected: [Transaction] = []
+        var matching = 0
         for t in Ledger.chronological(portfolio.transactions).reversed() {
             if let coinId, t.coinId != coinId { continue }
             if let type, t.type != type { continue }
             if let since, t.date < since { continue }
             if let until, t.date > until { continue }
-            selected.append(t)
-            if let limit, selected.count >= limit { break }
+            matching += 1
+            if limit.map({ selected.count < $0 }) ?? true { selected.append(t) }
         }
         if context.json {
             var w = JSONWriter(capacity: selected.count * 300 + 16)
@@ -131,6 +133,10 @@ struct ListCommand: Command {
             w.endArray()
             w.finish()
             context.out(w.text)
+            return .success
+        }
+        if selected.isEmpty && matching > 0 {
+            context.out("0 of \(matching) transactions (--limit 0)\n")
             return .success
         }
         if selected.isEmpty {
@@ -148,8 +154,9 @@ struct ListCommand: Command {
                        TextEscaping.escaped(t.notes ?? "")])
         }
         context.out(table.render(style: context.style))
-        let total = portfolio.transactions.count
-        if selected.count < total { context.out("\(selected.count) of \(total) transactions\n") }
+        if selected.count < matching {
+            context.out("\(selected.count) of \(matching) \(matching == portfolio.transactions.count ? "" : "matching ")transactions (--limit)\n")
+        }
         return .success
     }
 }
@@ -158,11 +165,12 @@ struct EditCommand: Command {
     static let spec = CommandSpec(
         name: "edit", summary: "Change a transaction", arguments: "ID",
         options: [
-            OptionSpec("--coin", "COIN", "another coin"),
-            OptionSpec("--type", "TYPE", "buy or sell", choices: TransactionOptions.types),
+            OptionSpec("--coin", "COIN", "a new coin"),
+            OptionSpec("--type", "TYPE", "a new type: buy or sell", choices: TransactionOptions.types),
             OptionSpec("--amount", "AMOUNT", "a new amount"),
             OptionSpec("--price", "PRICE", "a new USD price per unit"),
-            TransactionOptions.date, TransactionOptions.fee,
+            OptionSpec("--date", "DATE", "a new date: YYYY-MM-DD (local midnight), a local or ISO 8601 time, today, yesterday"),
+            OptionSpec("--fee", "FEE", "a new fee in USD (0 removes it)"),
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
         ],
         group: "Transactions",
