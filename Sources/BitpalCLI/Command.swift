@@ -12,12 +12,10 @@ public struct CommandSpec: Sendable {
     /// Longer help, shown by `bitpal help COMMAND`.
     public var details: String
     public var examples: [String]
-    /// What the first positional may be, for completion (`buy`, `sell`), or "coin" / "file".
-    public var completes: [String]
 
     public init(
         name: String, summary: String, arguments: String = "", options: [OptionSpec] = [], group: String,
-        details: String = "", examples: [String] = [], completes: [String] = []
+        details: String = "", examples: [String] = []
     ) {
         self.name = name
         self.summary = summary
@@ -26,7 +24,6 @@ public struct CommandSpec: Sendable {
         self.group = group
         self.details = details
         self.examples = examples
-        self.completes = completes
     }
 
     public var usage: String {

@@ -175,4 +175,38 @@ final class EdgeTests: XCTestCase {
         s.ok(["price", "set", "btc", "150", "--date", "2024-06-01T11:30:00Z"])
         return s
     }
+
+    // MARK: Bash completion, as a person's shell runs it
+
+    /// Sources the generated script in bash, completes `words` (the last one is being typed) and returns the offers.
+    func complete(_ script: String, _ words: [String]) throws -> [String] {
+        let path = FileManager.default.temporaryDirectory.path + "/bitpal-completion-\(UUID().uuidString).bash"
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
+        let program = "source '\(path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _bitpal; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let r = try runProcess("/bin/bash", ["--norc", "-c", program], env: ["PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(r.status, 0, r.err)
+        return r.out.split(separator: "\n").map(String.init)
+    }
+
+    func testBashCompletionWorksAsAShellRunsIt() throws {
+        let script = Sandbox().ok(["completions", "bash"]).out
+        XCTAssertFalse(script.contains("-o default"))
+        XCTAssertEqual(try complete(script, ["bitpal", "--json", "hol"]), ["holdings"])
+        XCTAssertEqual(try complete(script, ["bitpal", "--data-dir", "/tmp", "sum"]), ["summary"])
+        XCTAssertEqual(try complete(script, ["bitpal", "help", "pri"]), ["price"])
+        XCTAssertEqual(try complete(script, ["bitpal", "holdings", "--sort", ""]), ["value", "pnl", "name", "amount"])
+        XCTAssertEqual(try complete(script, ["bitpal", "watch", "--sort", ""]), ["name", "price", "change"])
+        XCTAssertEqual(try complete(script, ["bitpal", "add", "b"]), ["buy"])
+        XCTAssertTrue(try complete(script, ["bitpal", "add", "buy", "bt"]).contains("btc"))
+        XCTAssertTrue(try complete(script, ["bitpal", "watch", "add", "btc", "et"]).contains("eth"))
+        XCTAssertTrue(try complete(script, ["bitpal", "edit", "abcd", "--coin", "bt"]).contains("btc"))
+        for option in ["--amount", "--date", "--fee", "--price"] {
+            XCTAssertEqual(try complete(script, ["bitpal", "edit", "abcd", option, "/"]), [], option)
+        }
+        XCTAssertEqual(try complete(script, ["bitpal", "add", "buy", "btc", "1", "--date", "/"]), [])
+        XCTAssertFalse(try complete(script, ["bitpal", "import", "/"]).isEmpty)  // FILE: file names
+        XCTAssertEqual(try complete(script, ["bitpal", "price", "re"]), ["refresh"])
+    }
 }

@@ -41,8 +41,7 @@ struct AddCommand: Command {
             "bitpal add buy bitcoin 0.5 42000",
             "bitpal add buy eth 2 1000 --fee 10 --date 2024-01-01",
             "bitpal add sell btc 0.25 50000 --note \"rebalance\"",
-        ],
-        completes: TransactionOptions.types)
+        ])
 
     var type: TransactionType
     var coin: String
