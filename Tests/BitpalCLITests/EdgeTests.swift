@@ -209,4 +209,36 @@ final class EdgeTests: XCTestCase {
         XCTAssertFalse(try complete(script, ["bitpal", "import", "/"]).isEmpty)  // FILE: file names
         XCTAssertEqual(try complete(script, ["bitpal", "price", "re"]), ["refresh"])
     }
+
+    // MARK: Text from servers and files is escaped for the terminal
+
+    func testHostileCoinNamesAndNotesAreEscapedEverywhere() throws {
+        let s = Sandbox()
+        let hostile = "\u{1b}]0;PWNED\u{07}\u{1b}[2J"
+        let coins = """
+        {"format": "bitpal-coins", "version": 1, "fetchedAt": "2024-06-01T00:00:00Z", "coins": [
+          {"id": "evil-coin", "symbol": "\(hostile.replacingOccurrences(of: "\u{1b}", with: "\\u001b").replacingOccurrences(of: "\u{07}", with: "\\u0007"))", "name": "Evil\\u202eeman", "marketCapRank": null}
+        ]}
+        """
+        _ = s.write("coins.json", coins)
+        let outputs = [
+            s.run(["add", "buy", "evil-coin", "1", "1", "--date", "2024-01-01", "--note", "hi\u{202e}there"]),
+            s.run(["price", "set", "evil-coin", "2", "--date", "2024-06-01T11:00:00Z"]),
+            s.run(["watch", "add", "evil-coin"]),
+            s.run(["list"]), s.run(["holdings"]), s.run(["widget", "--size", "large"]), s.run(["watch"]),
+            s.run(["export"], terminal: true),
+        ]
+        for r in outputs {
+            XCTAssertEqual(r.code, .success, "\(r)")
+            for bad in ["\u{1b}", "\u{07}", "\u{202e}"] {
+                XCTAssertFalse(r.out.contains(bad) || r.err.contains(bad), "raw \(bad.unicodeScalars.first!.value) in \(r)")
+            }
+        }
+        XCTAssertTrue(outputs[0].out.contains("\\u{1b}]0;PWNED"), outputs[0].out)
+        // To a pipe the export stays exact.
+        XCTAssertTrue(s.run(["export"]).out.contains("hi\u{202e}there"))
+        let id = try XCTUnwrap(try s.loadPortfolio().transactions.first?.id.uuidString.lowercased())
+        let deleted = s.run(["delete", id])
+        XCTAssertFalse(deleted.out.contains("\u{1b}"), deleted.out)
+    }
 }

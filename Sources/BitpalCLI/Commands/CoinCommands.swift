@@ -251,7 +251,7 @@ struct WidgetCommand: Command {
         context.out(line + "\n")
         let count = size == .small ? 0 : size == .medium ? 2 : 5
         for h in s.topHoldings.prefix(count) {
-            context.out("\(h.coin.symbol.uppercased()) \(h.currentValue.map(Human.money) ?? "—") "
+            context.out("\(TextEscaping.escaped(h.coin.symbol.uppercased())) \(h.currentValue.map(Human.money) ?? "—") "
                 + style.pnl(Human.percent(h.profitLossPercentage), h.profitLossPercentage) + "\n")
         }
         return .success

@@ -144,6 +144,9 @@ struct ExportCommand: Command {
             let path = try DataLocation.resolve(explicit: output, environment: context.environment.variables)
             try FileSystem.writeAtomically(bytes, to: path)
             context.note("Exported \(ordered.count) transaction\(ordered.count == 1 ? "" : "s") to \(path).")
+        } else if context.environment.stdoutIsTerminal {
+            // On a terminal, a note holding escape sequences is shown, not run; a file or a pipe gets the exact bytes.
+            context.out(TextEscaping.escapedKeepingLines(String(decoding: bytes, as: UTF8.self)))
         } else {
             context.console.print(bytes: bytes)
         }

@@ -57,7 +57,7 @@ struct PriceSetCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.quote(quote, coin: coin, now: context.now))
         } else {
-            context.out("Set \(coin.symbol.uppercased()) (\(TextEscaping.escaped(coin.name))) to \(Human.price(price)) as of \(Human.time(when)) UTC (manual).\n")
+            context.out("Set \(context.coinLabel(coin.id)) to \(Human.price(price)) as of \(Human.time(when)) UTC (manual).\n")
         }
         return .success
     }

@@ -17,7 +17,7 @@ enum TransactionOptions {
 
     /// One line describing a transaction for people.
     static func describe(_ t: Transaction, coin: Coin) -> String {
-        var s = "\(t.type.rawValue) \(Human.quantity(t.amount)) \(coin.symbol.uppercased()) (\(TextEscaping.escaped(coin.name)))"
+        var s = "\(t.type.rawValue) \(Human.quantity(t.amount)) \(TextEscaping.escaped(coin.symbol.uppercased())) (\(TextEscaping.escaped(coin.name)))"
         s += " at \(Human.price(t.pricePerCoin))"
         if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
         s += ", total \(Human.money(t.total)), on \(Human.time(t.date)) UTC"

@@ -1,3 +1,5 @@
+import PortfolioCore
+
 /// Column layout for terminal tables: padded to the widest cell, numbers right-aligned.
 struct Table {
     enum Alignment { case left, right }
@@ -12,8 +14,10 @@ struct Table {
         var text: String
         var paint: ((String) -> String)?
 
+        /// Text is escaped for the terminal here, whatever its source (a coin name from a server,
+        /// a note from a file): escaping is idempotent, so text escaped before stays as it is.
         init(_ text: String, paint: ((String) -> String)? = nil) {
-            self.text = text
+            self.text = TextEscaping.escaped(text)
             self.paint = paint
         }
     }

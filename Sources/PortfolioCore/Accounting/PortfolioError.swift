@@ -46,7 +46,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .coinNotFound(query, suggestions):
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
             if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
-            return base + ". Did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
+            return base + ". Did you mean " + suggestions.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", ") + "?"
         case let .insufficientQuantity(id, held, requested):
             return "You only own \(fmt(held)) \(coin(id)). Cannot sell \(fmt(requested))."
         case let .breaksLaterSell(coinId, held, requested, date, id):

@@ -1,6 +1,8 @@
 /// Makes text from users, files and servers safe to print on a terminal.
 public enum TextEscaping {
-    /// Replaces control characters (C0, DEL, C1) with visible escapes such as `\n`, `\t` or `\u{1b}`.
+    /// Replaces control characters (C0, DEL, C1) and the invisible characters that reorder or hide
+    /// text on a terminal (bidirectional overrides and isolates such as U+202E, line and paragraph
+    /// separators, zero-width and BOM characters) with visible escapes such as `\n`, `\t` or `\u{202e}`.
     public static func escaped(_ text: String) -> String {
         var needs = false
         for scalar in text.unicodeScalars where isControl(scalar) {
@@ -25,9 +27,20 @@ public enum TextEscaping {
         return out
     }
 
+    /// The same, line by line: line breaks stay (for a whole document shown on a terminal, such as an export).
+    public static func escapedKeepingLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
+    }
+
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
-        return v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0)
+        if v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0) { return true }
+        guard v >= 0x061C else { return false }
+        return v == 0x061C                      // Arabic letter mark
+            || v == 0x200B || v == 0x200E || v == 0x200F  // zero-width space, LRM, RLM (not the joiners emoji use)
+            || (v >= 0x2028 && v <= 0x202E)     // line/paragraph separators, LRE RLE PDF LRO RLO
+            || (v >= 0x2066 && v <= 0x2069)     // LRI RLI FSI PDI
+            || v == 0xFEFF                      // zero-width no-break space (BOM)
     }
 }
 
