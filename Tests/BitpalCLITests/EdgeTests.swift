@@ -241,4 +241,22 @@ final class EdgeTests: XCTestCase {
         let deleted = s.run(["delete", id])
         XCTAssertFalse(deleted.out.contains("\u{1b}"), deleted.out)
     }
+
+    func testExchangeExportsAreRecognisedWithoutFormat() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../PortfolioCoreTests/Fixtures/exchanges").standardized.path
+        for (file, exchange) in [("coinbase-v2.csv", "Coinbase"), ("binance-a.csv", "Binance"), ("kraken-trades-24.csv", "Kraken")] {
+            let s = Sandbox(now: "2026-11-20T00:00:00Z")
+            let r = s.run(["import", fixtures + "/" + file, "--json"])
+            XCTAssertEqual(r.code, .success, "\(file): \(r)")
+            XCTAssertTrue(r.err.contains("Recognised a \(exchange) export (as with --format \(exchange.lowercased()))"), r.err)
+            XCTAssertTrue(r.out.hasPrefix(#"{"imported": "#) || r.out.contains(#""imported""#), r.out)
+            XCTAssertFalse(try s.loadPortfolio().transactions.isEmpty, file)
+        }
+    }
+
+    func testDemoSaysHowToInstall() {
+        let out = Sandbox(now: "2026-11-20T00:00:00Z").ok(["demo"]).out
+        XCTAssertTrue(out.contains("mkdir -p ~/.local/bin && cp"), out)
+    }
 }

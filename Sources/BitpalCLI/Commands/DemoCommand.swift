@@ -95,7 +95,14 @@ struct DemoCommand: Command {
         if keep != nil {
             demo.out("\nKept in \(folder). Explore it with: bitpal --data-dir \(folder) list\n")
         } else {
-            demo.out("\nThat folder is gone again; your own data was never touched. Start with: bitpal add buy bitcoin 0.5 42000\n")
+            demo.out("""
+
+            That folder is gone again; your own data was never touched.
+            To use bitpal for real, put it on your PATH (from this checkout):
+              mkdir -p ~/.local/bin && cp "$(swift build -c release --show-bin-path)/bitpal" ~/.local/bin/
+            then start with: bitpal add buy bitcoin 0.5 42000
+
+            """)
         }
         return .success
     }

@@ -56,7 +56,12 @@ struct ImportCommand: Command {
             guard let read = try FileSystem.read(path) else { throw CommandFailure("cannot read \(source): no such file") }
             bytes = read
         }
-        let format = self.format ?? (source.lowercased().hasSuffix(".json") ? .json : .csv)
+        var format = self.format ?? (source.lowercased().hasSuffix(".json") ? .json : .csv)
+        if self.format == nil, format == .csv, let exchange = ExchangeImport.recognise(bytes),
+           let preset = ImportFormat(rawValue: exchange.rawValue) {
+            context.note("Recognised a \(exchange.rawValue.capitalized) export (as with --format \(exchange.rawValue)).")
+            format = preset
+        }
         let parsed = Result { () throws(ImportFailure) -> PresetRows in
             switch format {
             case .csv: return PresetRows(rows: try TransactionImport.rows(csv: bytes), skipped: [])

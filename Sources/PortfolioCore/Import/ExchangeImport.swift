@@ -96,6 +96,26 @@ public enum ExchangeImport {
         return Mapper.offsetFromFileName("(UTC" + text.replacingOccurrences(of: "UTC", with: "") + ")")
     }
 
+    /// Columns that only one exchange's export has together, to recognise a file without `--format`.
+    static let signatures: [(Exchange, [String])] = [
+        (.coinbase, ["Timestamp", "Transaction Type", "Asset", "Quantity Transacted"]),
+        (.binance, ["Date(UTC)", "Market", "Fee Coin"]),
+        (.binance, ["Pair", "Base Asset", "Quote Asset"]),
+        (.binance, ["Pair", "Side", "Executed"]),
+        (.kraken, ["txid", "pair", "vol"]),
+        (.kraken, ["txid", "refid", "asset"]),
+    ]
+
+    /// The exchange whose export `bytes` is, read from its header among the first lines; `nil` otherwise.
+    public static func recognise(_ bytes: [UInt8]) -> Exchange? {
+        // Only the first lines matter: parse them one by one, so a long file or a quote left open below costs nothing.
+        var records: [CSVRecord] = []
+        for line in bytes.prefix(16_384).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).prefix(12) {
+            if let parsed = try? CSV.parse(Array(line)), let first = parsed.first { records.append(first) }
+        }
+        return signatures.first { header(records, required: $0.1) != nil }?.0
+    }
+
     /// Finds the header among the first lines: the first record holding every one of `required`.
     static func header(_ records: [CSVRecord], required: [String]) -> (Int, [String: Int])? {
         for (index, r) in records.prefix(12).enumerated() {
@@ -132,7 +152,7 @@ public enum ExchangeImport {
         // MARK: Coinbase
 
         mutating func coinbase(_ records: [CSVRecord]) throws(ImportFailure) {
-            guard let (at, cols) = header(records, required: ["Timestamp", "Transaction Type", "Asset", "Quantity Transacted"]) else {
+            guard let (at, cols) = header(records, required: signatures[0].1) else {
                 throw ImportFailure(problems: ["no Coinbase transaction-history header found (expected Timestamp, Transaction Type, Asset, Quantity Transacted …)"])
             }
             func find(_ test: (String) -> Bool) -> Int? { cols.first(where: { test($0.key) })?.value }
