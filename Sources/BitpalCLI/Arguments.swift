@@ -123,11 +123,10 @@ public struct ArgumentList {
         return try ValueRules.precise(literal, field: field, text: text)
     }
 
-    /// A date: `YYYY-MM-DD` (local midnight) or a full ISO 8601 time; the zone is applied when the command runs.
+    /// A date as typed (see `DateInput`); the zone and the range are applied when the command runs.
     public static func date(_ text: String, field: String) throws(UsageError) -> DateInput {
-        if let parts = ISODate.parseDay(utf8: text.utf8) { return .day(parts.0, parts.1, parts.2) }
-        if let d = ISODate.parseTimestamp(utf8: text.utf8) { return .instant(ISODate.truncatedToMillis(d)) }
-        throw .invalidLiteral(.notADate(field: field, text: text))
+        guard let input = DateInput.parse(text) else { throw .invalidLiteral(.notADate(field: field, text: text)) }
+        return input
     }
 
     public static func positiveInt(_ text: String, field: String) throws(UsageError) -> Int {
@@ -138,24 +137,3 @@ public struct ArgumentList {
     }
 }
 
-/// A date as typed: a calendar day (local midnight, `TZ` respected) or an exact instant.
-public enum DateInput: Equatable, Sendable {
-    case day(Int64, Int64, Int64)
-    case instant(Date)
-
-    /// The moment it names: a day's first instant in `zone`.
-    public func start(in zone: TimeZone) -> Date {
-        switch self {
-        case let .day(y, m, d): ISODate.startOfDay((y, m, d), in: zone)
-        case let .instant(date): date
-        }
-    }
-
-    /// The last moment it covers, for `--until`: a day runs to its end.
-    public func end(in zone: TimeZone) -> Date {
-        switch self {
-        case let .day(y, m, d): ISODate.startOfDay(ISODate.adding(days: 1, to: (y, m, d)), in: zone).addingTimeInterval(-0.001)
-        case let .instant(date): date
-        }
-    }
-}

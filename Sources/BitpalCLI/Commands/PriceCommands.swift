@@ -47,7 +47,7 @@ struct PriceSetCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let coin = try context.resolveCoin(self.coin)
         if price <= 0 { throw PortfolioError.priceNotPositive }
-        let when = date?.start(in: context.timeZone) ?? context.now
+        let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         if when > context.now { throw CommandFailure("Price date cannot be in the future") }
         let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual)
         try context.store().update { portfolio in

@@ -65,7 +65,7 @@ struct AddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let coin = try context.resolveCoin(self.coin)
         let tx = Transaction(coinId: coin.id, type: type, amount: amount, pricePerCoin: price, fee: fee,
-                             date: date?.start(in: context.timeZone) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
+                             date: try date?.start(in: context.timeZone, now: context.now) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
         try ValueRules.check(tx, now: context.now)
         let now = context.now
         try context.store().update { portfolio in
@@ -108,8 +108,8 @@ struct ListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let since = self.since?.start(in: context.timeZone)
-        let until = self.until?.end(in: context.timeZone)
+        let since = try self.since?.start(in: context.timeZone, now: context.now, field: "--since")
+        let until = try self.until?.end(in: context.timeZone, now: context.now, field: "--until")
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
@@ -195,14 +195,14 @@ struct EditCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let newCoin = try coin.map { try context.resolveCoin($0) }
         let now = context.now
-        let zone = context.timeZone
+        let newDate = try date?.start(in: context.timeZone, now: now)
         let edited: Transaction = try context.store().update { portfolio in
             var t = try portfolio.transaction(matching: id)
             if let newCoin { t.coinId = newCoin.id }
             if let type { t.type = type }
             if let amount { t.amount = amount }
             if let price { t.pricePerCoin = price }
-            if let date { t.date = date.start(in: zone) }
+            if let newDate { t.date = newDate }
             if let fee { t.fee = fee }
             if let note { t.notes = note.isEmpty ? nil : note }
             try portfolio.replace(t, now: now)
