@@ -104,7 +104,7 @@ struct ListCommand: Command {
         type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
         since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
         until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.date(text, field: "--until") }
-        limit = try a.popOption("--limit").map { text throws(UsageError) in try ArgumentList.positiveInt(text, field: "--limit") }
+        limit = try a.popOption("--limit").map { text in try ArgumentList.positiveInt(text, field: "--limit") }
     }
 
     func run(_ context: Context) throws -> ExitCode {
