@@ -16,11 +16,11 @@ enum TransactionOptions {
     }
 
     /// One line describing a transaction for people.
-    static func describe(_ t: Transaction, coin: Coin) -> String {
+    static func describe(_ t: Transaction, coin: Coin, zone: TimeZone) -> String {
         var s = "\(t.type.rawValue) \(Human.quantity(t.amount)) \(coin.symbol.uppercased()) (\(TextEscaping.escaped(coin.name)))"
         s += " at \(Human.price(t.pricePerCoin))"
         if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
-        s += ", total \(Human.money(t.total)), on \(Human.time(t.date)) UTC"
+        s += ", total \(Human.money(t.total)), on \(Human.whenLabelled(t.date, in: zone))"
         if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
         return s
     }
@@ -75,7 +75,7 @@ struct AddCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.transaction(tx))
         } else {
-            context.out("Added \(TransactionOptions.describe(tx, coin: coin))\nid \(tx.id.uuidString.lowercased())\n")
+            context.out("Added \(TransactionOptions.describe(tx, coin: coin, zone: context.timeZone))\nid \(tx.id.uuidString.lowercased())\n")
         }
         return .success
     }
@@ -139,11 +139,12 @@ struct ListCommand: Command {
                 : "No transactions match.\n")
             return .success
         }
-        var table = Table([("ID", .left), ("DATE (UTC)", .left), ("TYPE", .left), ("COIN", .left), ("AMOUNT", .right),
+        let zone = context.timeZone
+        var table = Table([("ID", .left), ("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("COIN", .left), ("AMOUNT", .right),
                            ("PRICE", .right), ("FEE", .right), ("TOTAL", .right), ("NOTES", .left)])
         for t in selected {
             let c = context.coin(id: t.coinId)
-            table.add([Human.shortID(t.id), Human.time(t.date), t.type.rawValue, TextEscaping.escaped(c.symbol.uppercased()),
+            table.add([Human.shortID(t.id), Human.when(t.date, in: zone), t.type.rawValue, TextEscaping.escaped(c.symbol.uppercased()),
                        Human.quantity(t.amount), Human.price(t.pricePerCoin), Human.money(t.fee), Human.money(t.total),
                        TextEscaping.escaped(t.notes ?? "")])
         }
@@ -211,7 +212,7 @@ struct EditCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.transaction(edited))
         } else {
-            context.out("Changed \(Human.shortID(edited.id)): \(TransactionOptions.describe(edited, coin: context.coin(id: edited.coinId)))\n")
+            context.out("Changed \(Human.shortID(edited.id)): \(TransactionOptions.describe(edited, coin: context.coin(id: edited.coinId), zone: context.timeZone))\n")
         }
         return .success
     }
@@ -244,7 +245,7 @@ struct DeleteCommand: Command {
             context.printJSON(.object([("deleted", .array(removed.map { .string($0.id.uuidString.lowercased()) }))]))
         } else {
             for t in removed {
-                context.out("Deleted \(Human.shortID(t.id)): \(TransactionOptions.describe(t, coin: context.coin(id: t.coinId)))\n")
+                context.out("Deleted \(Human.shortID(t.id)): \(TransactionOptions.describe(t, coin: context.coin(id: t.coinId), zone: context.timeZone))\n")
             }
         }
         return .success

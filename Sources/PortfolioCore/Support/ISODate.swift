@@ -243,6 +243,9 @@ public enum ISODate {
         return era * 146_097 + doe - 719_468
     }
 
+    /// The calendar day (year, month, day) `n` days after 1970-01-01.
+    public static func civilDay(fromDays n: Int64) -> (Int64, Int64, Int64) { civil(fromDays: n) }
+
     static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
