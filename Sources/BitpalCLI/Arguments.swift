@@ -117,49 +117,58 @@ public struct ArgumentList {
     // MARK: Typed values
 
     /// A decimal literal that must also meet the precision rules.
+    ///
+    /// One rule for every length: text that is not `digits(.digits)?` is a usage error (exit 2);
+    /// well-formed text with too many digits breaks a rule (exit 1), however many digits it has
+    /// (`Decimal(string:)` itself gives up somewhere past 160 digits).
     public static func decimal(_ text: String, field: String) throws -> Decimal {
         let literal: DecimalLiteral
         do {
             literal = try DecimalLiteral(parsing: text, field: field)
         } catch {
+            if let (_, fraction) = plainDigits(text) {
+                if fraction > DecimalLiteral.maxFractionDigits { throw PortfolioError.tooManyFractionDigits(field: field, text: text) }
+                throw PortfolioError.tooManyDigits(field: field, text: text)
+            }
             throw UsageError.invalidLiteral(error)
         }
         return try ValueRules.precise(literal, field: field, text: text)
     }
 
-    /// A date: `YYYY-MM-DD` (local midnight) or a full ISO 8601 time; the zone is applied when the command runs.
-    public static func date(_ text: String, field: String) throws(UsageError) -> DateInput {
-        if let parts = ISODate.parseDay(utf8: text.utf8) { return .day(parts.0, parts.1, parts.2) }
-        if let d = ISODate.parseTimestamp(utf8: text.utf8) { return .instant(ISODate.truncatedToMillis(d)) }
-        throw .invalidLiteral(.notADate(field: field, text: text))
+    /// The digit counts of `digits(.digits)?` text (before and after the point), or `nil`.
+    static func plainDigits(_ text: String) -> (Int, Int)? {
+        var whole = 0, fraction = 0, seenPoint = false
+        for b in text.utf8 {
+            if b == UInt8(ascii: ".") {
+                if seenPoint || whole == 0 { return nil }
+                seenPoint = true
+            } else if b >= 48 && b <= 57 {
+                if seenPoint { fraction += 1 } else { whole += 1 }
+            } else {
+                return nil
+            }
+        }
+        if whole == 0 || (seenPoint && fraction == 0) { return nil }
+        return (whole, fraction)
     }
 
-    public static func positiveInt(_ text: String, field: String) throws(UsageError) -> Int {
-        guard let n = Int(text), n >= 0, text.allSatisfy(\.isASCII), !text.hasPrefix("+") else {
-            throw .invalidLiteral(.notAnInteger(field: field, text: text))
+    /// A date as typed (see `DateInput`); the zone and the range are applied when the command runs.
+    public static func date(_ text: String, field: String) throws(UsageError) -> DateInput {
+        guard let input = DateInput.parse(text) else { throw .invalidLiteral(.notADate(field: field, text: text)) }
+        return input
+    }
+
+    /// A whole number `0...Int.max` written as plain digits.
+    ///
+    /// Anything but digits (`-1`, `+3`, `1.5`, ` 7`, empty) is a usage error (exit 2); digits too
+    /// large for the option are a well-formed value that breaks a rule (exit 1), at any length.
+    public static func positiveInt(_ text: String, field: String) throws -> Int {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw UsageError.invalidLiteral(.notAnInteger(field: field, text: text))
+        }
+        guard let n = Int(text) else {
+            throw CommandFailure("\(field) '\(TextEscaping.escaped(text))' is too large (at most \(Int.max))")
         }
         return n
-    }
-}
-
-/// A date as typed: a calendar day (local midnight, `TZ` respected) or an exact instant.
-public enum DateInput: Equatable, Sendable {
-    case day(Int64, Int64, Int64)
-    case instant(Date)
-
-    /// The moment it names: a day's first instant in `zone`.
-    public func start(in zone: TimeZone) -> Date {
-        switch self {
-        case let .day(y, m, d): ISODate.startOfDay((y, m, d), in: zone)
-        case let .instant(date): date
-        }
-    }
-
-    /// The last moment it covers, for `--until`: a day runs to its end.
-    public func end(in zone: TimeZone) -> Date {
-        switch self {
-        case let .day(y, m, d): ISODate.startOfDay(ISODate.adding(days: 1, to: (y, m, d)), in: zone).addingTimeInterval(-0.001)
-        case let .instant(date): date
-        }
     }
 }

@@ -52,8 +52,9 @@ final class BinaryTests: XCTestCase {
         XCTAssertEqual(try load().transactions.count, 2)
     }
 
-    /// 8 writer processes × 50 adds each at once, with a reader loop and a `price refresh` loop
-    /// against the fake price service: every transaction is there, every read sees a whole store.
+    /// 8 writer processes × 50 adds each at once, with a reader loop, a `price refresh` loop
+    /// against the fake price service and a thread deleting `.portfolio.lock`: every acknowledged
+    /// transaction is there, every read sees a whole store.
     func testConcurrentWritersLoseNothing() throws {
         let binary = try bitpalBinary()
         let server = try FakeCoinGecko()
@@ -74,6 +75,25 @@ final class BinaryTests: XCTestCase {
                 }
                 group.leave()
             }
+        }
+        // Someone keeps deleting (and re-creating) the lock file earlier versions used: the lock is
+        // the data folder itself now, so nothing a user can delete while writers run holds it.
+        let deleting = Failures()
+        let deleterDone = DispatchGroup()
+        deleterDone.enter()
+        Thread.detachNewThread { [dir] in
+            let oldLock = dir + "/.portfolio.lock"
+            while deleting.all.isEmpty {
+                unlink(oldLock)
+                let fd = open(oldLock, O_RDWR | O_CREAT, 0o600)
+                if fd >= 0 { close(fd) }
+                usleep(100)
+            }
+            deleterDone.leave()
+        }
+        defer {
+            deleting.add("stop")
+            deleterDone.wait()
         }
         // A reader loop and a refresh loop alongside: every read sees a whole, valid store.
         var reads = 0, refreshes = 0

@@ -115,7 +115,7 @@ final class CLITests: XCTestCase {
             (["add", "buy", "btc", "1", "abc"], .usage, "Price 'abc'"),
             (["add", "buy", "btc", "1", "1", "--fee", "x"], .usage, "Fee 'x'"),
             (["add", "buy", "btc", "1", "1", "--date", "2024-02-30"], .usage, "Date '2024-02-30' is not a date"),
-            (["add", "buy", "btc", "1", "1", "--date", "yesterday"], .usage, "is not a date"),
+            (["add", "buy", "btc", "1", "1", "--date", "last week"], .usage, "is not a date"),
             (["add", "hold", "btc", "1", "1"], .usage, "type must be one of buy, sell, not 'hold'"),
             (["add", "buy", "btc", "1"], .usage, "missing PRICE"),
             (["add", "buy", "btc", "1", "1", "extra"], .usage, "unexpected argument 'extra'"),

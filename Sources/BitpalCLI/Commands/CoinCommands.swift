@@ -14,7 +14,7 @@ struct CoinsSearchCommand: Command {
 
     init(parsing a: inout ArgumentList) throws {
         query = try a.popPositional("QUERY")
-        limit = try a.popOption("--limit").map { text throws(UsageError) in try ArgumentList.positiveInt(text, field: "--limit") } ?? 10
+        limit = try a.popOption("--limit").map { text in try ArgumentList.positiveInt(text, field: "--limit") } ?? 10
     }
 
     func run(_ context: Context) throws -> ExitCode {

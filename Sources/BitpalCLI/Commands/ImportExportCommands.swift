@@ -53,7 +53,7 @@ struct ImportCommand: Command {
             bytes = context.environment.readStandardInput()
         } else {
             let path = try DataLocation.resolve(explicit: source, environment: context.environment.variables)
-            guard let read = try FileSystem.read(path) else { throw CommandFailure("cannot read \(source): no such file") }
+            guard let read = try FileSystem.read(path, allowStreams: true) else { throw CommandFailure("cannot read \(source): no such file") }
             bytes = read
         }
         var format = self.format ?? (source.lowercased().hasSuffix(".json") ? .json : .csv)

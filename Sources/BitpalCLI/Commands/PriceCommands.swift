@@ -47,7 +47,7 @@ struct PriceSetCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let coin = try context.resolveCoin(self.coin)
         if price <= 0 { throw PortfolioError.priceNotPositive }
-        let when = date?.start(in: context.timeZone) ?? context.now
+        let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         if when > context.now { throw CommandFailure("Price date cannot be in the future") }
         let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual)
         try context.store().update { portfolio in
@@ -57,7 +57,7 @@ struct PriceSetCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.quote(quote, coin: coin, now: context.now))
         } else {
-            context.out("Set \(context.coinLabel(coin.id)) to \(Human.price(price)) as of \(Human.time(when)) UTC (manual).\n")
+            context.out("Set \(context.coinLabel(coin.id)) to \(Human.price(price)) as of \(Human.whenLabelled(when, in: context.timeZone)) (manual).\n")
         }
         return .success
     }
@@ -71,14 +71,14 @@ func renderQuotes(_ quotes: [Quote], context: Context) {
     }
     let style = context.style
     var table = Table([("COIN", .left), ("NAME", .left), ("PRICE", .right), ("24H", .right), ("SOURCE", .left),
-                       ("TIME (UTC)", .left), ("AGE", .left)])
+                       ("TIME (\(Human.zoneLabel(context.timeZone)))", .left), ("AGE", .left)])
     for q in quotes {
         let c = context.coin(id: q.coinId)
         let stale = PriceBook.isStale(q.time, now: context.now)
         table.add([
             .init(TextEscaping.escaped(c.symbol.uppercased())), .init(TextEscaping.escaped(c.name)), .init(Human.price(q.price)),
             .init(q.change24h.map { Human.percent($0) } ?? "—", paint: { style.pnl($0, q.change24h) }),
-            .init(q.source.rawValue), .init(Human.time(q.time)),
+            .init(q.source.rawValue), .init(Human.time(q.time, in: context.timeZone)),
             .init(Human.age(q.time, now: context.now) + (stale ? " (stale)" : ""), paint: stale ? { style.yellow($0) } : nil),
         ])
     }

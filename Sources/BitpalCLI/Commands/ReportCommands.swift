@@ -19,7 +19,7 @@ extension Context {
 func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Decimal, context: Context) -> String {
     var s = ""
     if let asOf {
-        s += "Prices as of \(Human.time(asOf)) UTC (\(Human.age(asOf, now: context.now)))"
+        s += "Prices as of \(Human.time(asOf, in: context.timeZone)) \(Human.zoneLabel(context.timeZone)) (\(Human.age(asOf, now: context.now)))"
         if stale { s += " " + context.style.yellow("[STALE: older than 60 minutes; run 'bitpal price refresh']") }
         s += ".\n"
     }
@@ -107,6 +107,7 @@ struct ClosedCommand: Command {
             return .success
         }
         let style = context.style
+        let zone = context.timeZone
         var table = Table([("COIN", .left), ("NAME", .left), ("QUANTITY", .right), ("AVG COST", .right), ("AVG SELL", .right),
                            ("REALIZED", .right), ("REALIZED %", .right), ("OPENED", .left), ("CLOSED", .left)])
         for l in lines {
@@ -116,7 +117,7 @@ struct ClosedCommand: Command {
                 .init(Human.quantity(p.totalQuantity)), .init(Human.price(p.avgCostPrice)), .init(Human.price(p.avgSellPrice)),
                 .init(Human.signedMoney(p.realizedPnL), paint: { style.pnl($0, p.realizedPnL) }),
                 .init(Human.percent(p.realizedPnLPercentage), paint: { style.pnl($0, p.realizedPnLPercentage) }),
-                .init(ISODate.day(p.openedDate)), .init(ISODate.day(p.closedDate)),
+                .init(Human.day(p.openedDate, in: zone)), .init(Human.day(p.closedDate, in: zone)),
             ])
         }
         context.out(table.render(style: style))

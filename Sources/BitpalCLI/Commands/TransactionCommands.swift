@@ -16,11 +16,11 @@ enum TransactionOptions {
     }
 
     /// One line describing a transaction for people.
-    static func describe(_ t: Transaction, coin: Coin) -> String {
+    static func describe(_ t: Transaction, coin: Coin, zone: TimeZone) -> String {
         var s = "\(t.type.rawValue) \(Human.quantity(t.amount)) \(TextEscaping.escaped(coin.symbol.uppercased())) (\(TextEscaping.escaped(coin.name)))"
         s += " at \(Human.price(t.pricePerCoin))"
         if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
-        s += ", total \(Human.money(t.total)), on \(Human.time(t.date)) UTC"
+        s += ", total \(Human.money(t.total)), on \(Human.whenLabelled(t.date, in: zone))"
         if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
         return s
     }
@@ -64,7 +64,7 @@ struct AddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let coin = try context.resolveCoin(self.coin)
         let tx = Transaction(coinId: coin.id, type: type, amount: amount, pricePerCoin: price, fee: fee,
-                             date: date?.start(in: context.timeZone) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
+                             date: try date?.start(in: context.timeZone, now: context.now) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
         try ValueRules.check(tx, now: context.now)
         let now = context.now
         try context.store().update(now: now, naming: context.coinLabel) { portfolio in
@@ -74,7 +74,7 @@ struct AddCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.transaction(tx))
         } else {
-            context.out("Added \(TransactionOptions.describe(tx, coin: coin))\nid \(tx.id.uuidString.lowercased())\n")
+            context.out("Added \(TransactionOptions.describe(tx, coin: coin, zone: context.timeZone))\nid \(tx.id.uuidString.lowercased())\n")
         }
         return .success
     }
@@ -103,12 +103,12 @@ struct ListCommand: Command {
         type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
         since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
         until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.date(text, field: "--until") }
-        limit = try a.popOption("--limit").map { text throws(UsageError) in try ArgumentList.positiveInt(text, field: "--limit") }
+        limit = try a.popOption("--limit").map { text in try ArgumentList.positiveInt(text, field: "--limit") }
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let since = self.since?.start(in: context.timeZone)
-        let until = self.until?.end(in: context.timeZone)
+        let since = try self.since?.start(in: context.timeZone, now: context.now, field: "--since")
+        let until = try self.until?.end(in: context.timeZone, now: context.now, field: "--until")
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
@@ -144,11 +144,12 @@ struct ListCommand: Command {
                 : "No transactions match.\n")
             return .success
         }
-        var table = Table([("ID", .left), ("DATE (UTC)", .left), ("TYPE", .left), ("COIN", .left), ("AMOUNT", .right),
+        let zone = context.timeZone
+        var table = Table([("ID", .left), ("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("COIN", .left), ("AMOUNT", .right),
                            ("PRICE", .right), ("FEE", .right), ("TOTAL", .right), ("NOTES", .left)])
         for t in selected {
             let c = context.coin(id: t.coinId)
-            table.add([Human.shortID(t.id), Human.time(t.date), t.type.rawValue, TextEscaping.escaped(c.symbol.uppercased()),
+            table.add([Human.shortID(t.id), Human.when(t.date, in: zone), t.type.rawValue, TextEscaping.escaped(c.symbol.uppercased()),
                        Human.quantity(t.amount), Human.price(t.pricePerCoin), Human.money(t.fee), Human.money(t.total),
                        TextEscaping.escaped(t.notes ?? "")])
         }
@@ -202,7 +203,7 @@ struct EditCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let newCoin = try coin.map { try context.resolveCoin($0) }
         let now = context.now
-        let zone = context.timeZone
+        let newDate = try date?.start(in: context.timeZone, now: now)
         let store = try context.store()
         let edited: Transaction = try store.update(now: now, naming: context.coinLabel) { portfolio in
             let index = try portfolio.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
@@ -211,7 +212,7 @@ struct EditCommand: Command {
             if let type { t.type = type }
             if let amount { t.amount = amount }
             if let price { t.pricePerCoin = price }
-            if let date { t.date = date.start(in: zone) }
+            if let newDate { t.date = newDate }
             if let fee { t.fee = fee }
             if let note { t.notes = note.isEmpty ? nil : note }
             try portfolio.replace(at: index, with: t, now: now)
@@ -220,7 +221,7 @@ struct EditCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.transaction(edited))
         } else {
-            context.out("Changed \(Human.shortID(edited.id)): \(TransactionOptions.describe(edited, coin: context.coin(id: edited.coinId)))\n")
+            context.out("Changed \(Human.shortID(edited.id)): \(TransactionOptions.describe(edited, coin: context.coin(id: edited.coinId), zone: context.timeZone))\n")
         }
         return .success
     }
@@ -255,7 +256,7 @@ struct DeleteCommand: Command {
             context.printJSON(.object([("deleted", .array(removed.map { .string($0.id.uuidString.lowercased()) }))]))
         } else {
             for t in removed {
-                context.out("Deleted \(Human.shortID(t.id)): \(TransactionOptions.describe(t, coin: context.coin(id: t.coinId)))\n")
+                context.out("Deleted \(Human.shortID(t.id)): \(TransactionOptions.describe(t, coin: context.coin(id: t.coinId), zone: context.timeZone))\n")
             }
         }
         return .success

@@ -47,10 +47,51 @@ enum Human {
         return unit(seconds / 86_400, "day")
     }
 
-    /// `2024-01-31 14:00` in UTC: short, sortable, unambiguous.
-    static func time(_ date: Date) -> String {
-        let iso = ISODate.format(date)
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+    /// The zone's name in headers and after times: `UTC` for UTC, else its identifier (`Europe/Berlin`).
+    static func zoneLabel(_ zone: TimeZone) -> String {
+        let utcNames: Set<String> = ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu", "GMT0", "Etc/GMT0"]
+        return utcNames.contains(zone.identifier) ? "UTC" : zone.identifier
+    }
+
+    /// Wall-clock parts of `date` in `zone`: its calendar day and minutes into it.
+    private static func local(_ date: Date, in zone: TimeZone) -> (day: (Int64, Int64, Int64), minutes: Int64, exact: Bool) {
+        let ms = ISODate.millis(date) + Int64(zone.secondsFromGMT(for: date)) * 1000
+        let day = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let msOfDay = ms - day * 86_400_000
+        return (ISODate.civilDay(fromDays: day), msOfDay / 60_000, msOfDay == 0)
+    }
+
+    private static func dayText(_ d: (Int64, Int64, Int64)) -> String {
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let t = String(v)
+            return String(repeating: "0", count: max(0, width - t.count)) + t
+        }
+        return "\(pad(d.0, 4))-\(pad(d.1, 2))-\(pad(d.2, 2))"
+    }
+
+    /// `2024-01-31 14:00` in `zone`: short, sortable; the zone is named in the header or after it.
+    static func time(_ date: Date, in zone: TimeZone) -> String {
+        let l = local(date, in: zone)
+        return dayText(l.day) + " " + two(l.minutes / 60) + ":" + two(l.minutes % 60)
+    }
+
+    private static func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    /// The calendar day of `date` in `zone`, `2024-01-15`.
+    static func day(_ date: Date, in zone: TimeZone) -> String { dayText(local(date, in: zone).day) }
+
+    /// A transaction's date as typed: `2024-01-15` when it is the first instant of its local day
+    /// (a bare day, even where the zone skips midnight), else `2024-01-15 10:00`.
+    static func when(_ date: Date, in zone: TimeZone) -> String {
+        let l = local(date, in: zone)
+        if l.exact || (l.minutes < 180 && ISODate.startOfDay(l.day, in: zone) == date) { return dayText(l.day) }
+        return time(date, in: zone)
+    }
+
+    /// `when` followed by the zone when it shows a time: `2024-01-15`, `2024-01-15 10:00 UTC`.
+    static func whenLabelled(_ date: Date, in zone: TimeZone) -> String {
+        let text = when(date, in: zone)
+        return text.count == 10 ? text : text + " " + zoneLabel(zone)
     }
 
     static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }

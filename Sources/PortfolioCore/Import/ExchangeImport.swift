@@ -304,7 +304,11 @@ public enum ExchangeImport {
                 guard let local = Self.utcTimestamp(text), let parsed = ISODate.parseTimestamp(utf8: local.utf8) else {
                     problems.append("line \(r.line): \(timeColumn) '\(TextEscaping.escaped(cell(timeColumn)))' is not a Binance time"); continue
                 }
-                let date = ISODate.format(parsed.addingTimeInterval(TimeInterval(-offset)))
+                let shifted = parsed.addingTimeInterval(TimeInterval(-offset))
+                guard ISODate.isInRange(shifted) else {
+                    problems.append("line \(r.line): \(timeColumn) '\(TextEscaping.escaped(cell(timeColumn)))' is outside the dates bitpal keeps (\(ISODate.rangeText))"); continue
+                }
+                let date = ISODate.format(shifted)
                 add(line: r.line, type: side, coin: base, amount: amount, price: price, fee: fee, date: date, notes: "Binance \(pair)")
             }
         }

@@ -299,14 +299,10 @@ public enum TransactionImport {
         let fee = row.fields[.fee].map { $0.trimmedSpaces.isEmpty } == false
             ? try value(.fee, "Fee") : .zero
         let dateText = try field(row, .date)
-        let date: Date
-        if let parts = ISODate.parseDay(utf8: dateText.utf8) {
-            date = ISODate.startOfDay(parts, in: timeZone)
-        } else if let d = ISODate.parseTimestamp(utf8: dateText.utf8) {
-            date = ISODate.truncatedToMillis(d)
-        } else {
-            throw LiteralError.notADate(field: "Date", text: dateText)
-        }
+        // A day, a local time or an instant, as on the command line (`today` is not a date in a file).
+        guard let input = DateInput.parse(dateText) else { throw LiteralError.notADate(field: "Date", text: dateText) }
+        if case .relativeDay = input { throw LiteralError.notADate(field: "Date", text: dateText) }
+        let date = try input.start(in: timeZone, now: Date(), field: "Date", text: dateText)
         var id = UUIDText.random()
         if let idText = row.fields[.id]?.trimmedSpaces, !idText.isEmpty {
             guard let parsed = UUIDText.parse(idText.utf8) else {

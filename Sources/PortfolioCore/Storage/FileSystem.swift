@@ -5,15 +5,26 @@ import Glibc
 
 /// Small POSIX file helpers: whole-file reads, crash-safe replacement, private folders, locks.
 public enum FileSystem {
+    /// The most `readBuffer` reads by default: 1 GiB. A million-transaction store is about
+    /// 170 MB, so this leaves room for ~6 million; anything larger is not a file bitpal wrote
+    /// (or is `/dev/zero` behind a link) and is refused before memory runs out.
+    public static let defaultReadLimit = 1 << 30
+
     /// The bytes of a file, or `nil` when it does not exist.
-    public static func read(_ path: String) throws(StoreError) -> [UInt8]? {
-        guard let buffer = try readBuffer(path) else { return nil }
+    ///
+    /// `allowStreams` also reads a FIFO or a character device to its end (`import <(…)`), up to `limit`.
+    public static func read(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false) throws(StoreError) -> [UInt8]? {
+        guard let buffer = try readBuffer(path, limit: limit, allowStreams: allowStreams) else { return nil }
         return Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
     }
 
     /// A whole file read straight into memory a `JSONReader` can scan; `nil` when it does not exist.
-    public static func readBuffer(_ path: String) throws(StoreError) -> ByteBuffer? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    ///
+    /// Only a regular file is read (after following links): a FIFO, socket or device is refused
+    /// by name instead of blocking or never ending (it is opened `O_NONBLOCK`, so even a FIFO
+    /// without a writer does not hang `open`), and so is a file larger than `limit` bytes.
+    public static func readBuffer(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false) throws(StoreError) -> ByteBuffer? {
+        var fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw StoreError(path: path, reason: .unreadable(errorText()))
@@ -21,12 +32,26 @@ public enum FileSystem {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw StoreError(path: path, reason: .unreadable("it is a folder")) }
-        var buffer = ByteBuffer(capacity: Int(st.st_size) + 1)
+        let kind = st.st_mode & S_IFMT
+        if allowStreams && (kind == S_IFIFO || kind == S_IFCHR) {
+            // A pipe named on purpose (`import <(…)`) is read like any pipe: wait for its writer.
+            let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard blocking >= 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
+            close(fd)
+            fd = blocking
+        } else if let kind = nonRegularKind(st.st_mode) {
+            throw StoreError(path: path, reason: .unreadable("it is \(kind), not a regular file"))
+        }
+        func tooLarge() -> StoreError {
+            StoreError(path: path, reason: .unreadable("it is larger than \(sizeText(limit)), more than bitpal ever writes there"))
+        }
+        if Int64(st.st_size) > Int64(limit) { throw tooLarge() }
+        var buffer = ByteBuffer(capacity: min(max(Int(st.st_size), 0), limit) + 1)
         while true {
             if buffer.freeSpace == 0 {
-                // The file grew while being read: continue in a larger buffer.
-                let bigger = ByteBuffer(capacity: buffer.count * 2)
+                // The file grew while being read: continue in a larger buffer, up to the limit.
+                if buffer.count >= limit { throw tooLarge() }
+                let bigger = ByteBuffer(capacity: min(buffer.count * 2, limit + 1))
                 bigger.base.initialize(from: buffer.base, count: buffer.count)
                 bigger.grow(by: buffer.count)
                 buffer = bigger
@@ -38,7 +63,27 @@ public enum FileSystem {
             }
             if n == 0 { return buffer }
             buffer.grow(by: n)
+            if buffer.count > limit { throw tooLarge() }
         }
+    }
+
+    /// What a file of mode `mode` is, in words, when it is not a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a regular file"
+        }
+    }
+
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes >= 1 << 30 && bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        return "\(bytes) bytes"
     }
 
     /// Replaces `path` with `bytes` all at once: a private temp file in the same folder,
@@ -47,8 +92,8 @@ public enum FileSystem {
     /// If anything fails, the old file is untouched and the temp file is removed.
     public static func writeAtomically(_ bytes: [UInt8], to requested: String, mode: mode_t = 0o600) throws(StoreError) {
         // Through a symlink (a store kept in a dotfiles repository), replace the file it points to,
-        // not the link.
-        let path = resolvingSymlink(requested)
+        // not the link (nor any link in the middle of a chain).
+        let path = try resolvingSymlink(requested)
         let dir = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temp = "\(dir)/.\(name).tmp.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
@@ -88,14 +133,29 @@ public enum FileSystem {
         }
     }
 
-    /// `path` with a final symlink followed (to any depth); `path` itself when it is not a link.
-    static func resolvingSymlink(_ path: String) -> String {
+    /// How many links `resolvingSymlink` follows, as the kernel does (`MAXSYMLINKS`).
+    public static let maxSymlinks = 40
+
+    /// `path` with its final component followed through every symlink to what is not a link
+    /// (which may not exist yet); `path` itself when it is not a link.
+    ///
+    /// - Throws: `StoreError` when the chain is longer than `maxSymlinks` or loops, so a write
+    ///   never replaces a link in the middle of a chain.
+    public static func resolvingSymlink(_ path: String) throws(StoreError) -> String {
         var current = path
-        for _ in 0..<16 {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+        for _ in 0...maxSymlinks {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            if n < 0 {
+                // EINVAL: not a link; ENOENT: the end of the chain does not exist yet.
+                if errno == EINVAL || errno == ENOENT { return current }
+                throw StoreError(path: path, reason: .unreadable("cannot follow the link \(current): \(errorText())"))
+            }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             current = target.hasPrefix("/") ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }
-        return current
+        throw StoreError(path: path, reason: .unreadable(
+            "it is a chain of more than \(maxSymlinks) symbolic links, or a loop; point it at the file directly"))
     }
 
     /// Removes temp files that killed writers left beside `path`. Call only while holding its lock:
@@ -127,16 +187,30 @@ public enum FileSystem {
     }
 }
 
-/// An exclusive `flock` on a lock file, held until `unlock()` or deinit.
+/// An exclusive `flock`, held until `unlock()` or deinit.
 ///
-/// The lock lives on its own file, because the data file's inode changes with every rename.
+/// The portfolio locks its data folder itself (`init(directory:)`): a folder cannot be deleted
+/// while it holds the data, so unlike a lock file nobody can remove the lock from under a
+/// writer. A folder has one exclusive lock, so other files (the price cache) lock a file of
+/// their own (`init(path:)`).
 public final class FileLock {
     private var fd: Int32
 
-    /// Blocks until the lock is held.
+    /// Blocks until the lock on the lock file `path` (created if needed) is held.
     public init(path: String) throws(StoreError) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard fd >= 0 else { throw StoreError(path: path, reason: .lockFailed(FileSystem.errorText())) }
+        try take(path)
+    }
+
+    /// Blocks until the lock on the folder `directory` is held.
+    public init(directory: String) throws(StoreError) {
+        fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(path: directory, reason: .lockFailed(FileSystem.errorText())) }
+        try take(directory)
+    }
+
+    private func take(_ path: String) throws(StoreError) {
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }
             let detail = FileSystem.errorText()
@@ -158,8 +232,8 @@ public final class FileLock {
 }
 
 extension FileSystem {
-    /// Everything readable from a file descriptor (standard input for `import -`).
-    public static func readAll(fd: Int32) throws(StoreError) -> [UInt8] {
+    /// Everything readable from a file descriptor (standard input for `import -`), up to `limit` bytes.
+    public static func readAll(fd: Int32, limit: Int = defaultReadLimit) throws(StoreError) -> [UInt8] {
         var result = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -169,6 +243,9 @@ extension FileSystem {
                 throw StoreError(path: "standard input", reason: .unreadable(errorText()))
             }
             if n == 0 { return result }
+            if result.count + n > limit {
+                throw StoreError(path: "standard input", reason: .unreadable("it is larger than \(sizeText(limit))"))
+            }
             result.append(contentsOf: chunk[0..<n])
         }
     }

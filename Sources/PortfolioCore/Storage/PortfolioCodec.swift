@@ -298,9 +298,11 @@ public enum PortfolioCodec {
 
     static func readDate(_ r: inout JSONReader) throws(JSONReadError) -> Date {
         let raw = try r.readRawStringBytes()
-        guard let d = ISODate.parseTimestamp(utf8: raw) else {
-            throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not an ISO 8601 time")
+        if let d = ISODate.parseTimestamp(utf8: raw) { return d }
+        let text = TextEscaping.escaped(String(decoding: raw, as: UTF8.self))
+        if ISODate.parseTimestampMillis(utf8: raw) != nil {
+            throw r.error("'\(text)' is outside the dates bitpal keeps (\(ISODate.rangeText))")
         }
-        return d
+        throw r.error("'\(text)' is not an ISO 8601 time")
     }
 }

@@ -22,18 +22,23 @@ public enum DataLocation {
 /// The portfolio file: every transaction, the watchlist and manual prices.
 ///
 /// Reads need no lock (a rename swaps whole files). Every change runs
-/// read-check-write under an exclusive lock, so concurrent processes never lose
-/// an update, and an unreadable file is never overwritten.
+/// read-check-write under an exclusive `flock` on the data folder itself (and on the
+/// folder of the real file, when `portfolio.json` is a link elsewhere), so concurrent
+/// processes never lose an update, and an unreadable file is never overwritten. Nothing
+/// the user can delete while the data exists holds the lock (an old `.portfolio.lock` left
+/// by earlier versions is no longer used and may be deleted).
 public struct PortfolioStore: Sendable {
     public let directory: String
     public var path: String { directory + "/portfolio.json" }
-    public var lockPath: String { directory + "/.portfolio.lock" }
 
     public init(directory: String) { self.directory = directory }
 
+    /// The largest store read: 1 GiB (about 6 million transactions at ~170 bytes each).
+    public static let readLimit = FileSystem.defaultReadLimit
+
     /// The saved portfolio, or an empty one when there is no file yet.
     public func load() throws(StoreError) -> Portfolio {
-        guard let buffer = try FileSystem.readBuffer(path) else { return Portfolio() }
+        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Portfolio() }
         return try PortfolioCodec.decode(buffer, path: path)
     }
 
@@ -44,8 +49,8 @@ public struct PortfolioStore: Sendable {
     /// (`Portfolio.checked`) unless it only removes problems the stored file already had.
     public func update<T>(now: Date = Date(), naming: (String) -> String = { $0 }, _ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
         try FileSystem.ensureDirectory(directory)
-        let lock = try FileLock(path: lockPath)
-        defer { lock.unlock() }
+        let locks = try lockFolders()
+        defer { for lock in locks.reversed() { lock.unlock() } }
         var portfolio = try load()
         let original = portfolio
         let outcome = try change(&portfolio)
@@ -54,9 +59,28 @@ public struct PortfolioStore: Sendable {
                 let lines = Self.lines(of: portfolio, from: original, originalLines: (try? transactionLines()) ?? [])
                 throw StoreError(path: path, reason: .brokenRules(broken.map { Self.describe($0, lines: lines, naming: naming) }))
             }
-            FileSystem.removeLeftoverTempFiles(of: FileSystem.resolvingSymlink(path))
+            FileSystem.removeLeftoverTempFiles(of: try FileSystem.resolvingSymlink(path))
             try FileSystem.writeAtomically(PortfolioCodec.encode(portfolio), to: path)
         }
         return outcome.result
+    }
+
+    /// Locks the data folder and, when `portfolio.json` is a link to a file in another folder,
+    /// that folder too: always in the order of their real paths, so two processes never wait
+    /// on each other.
+    private func lockFolders() throws(StoreError) -> [FileLock] {
+        var folders = [realPath(directory)]
+        let target = try FileSystem.resolvingSymlink(path)
+        let targetFolder = realPath((target as NSString).deletingLastPathComponent)
+        if targetFolder != folders[0] { folders.append(targetFolder) }
+        var locks: [FileLock] = []
+        for folder in folders.sorted() { locks.append(try FileLock(directory: folder)) }
+        return locks
+    }
+
+    private func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

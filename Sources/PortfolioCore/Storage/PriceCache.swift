@@ -18,15 +18,19 @@ public struct PriceCache: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
+    /// The largest price cache read: 256 MiB. The history keeps at most `historyLimit` quotes
+    /// a coin at ~230 bytes each, about 1.1 MB a coin, so this covers some 200 coins' full history.
+    public static let readLimit = 256 << 20
+
     /// Every cached quote, oldest first; empty when there is no cache.
     public func load() throws(StoreError) -> [Quote] {
-        guard let buffer = try FileSystem.readBuffer(path) else { return [] }
+        guard let buffer = try FileSystem.readBuffer(path, limit: Self.readLimit) else { return [] }
         return try Self.decode(buffer, path: path, latestOnly: false)
     }
 
     /// The newest cached quote of each coin (reads only the top of the file).
     public func loadLatest() throws(StoreError) -> [Quote] {
-        guard let buffer = try FileSystem.readBuffer(path) else { return [] }
+        guard let buffer = try FileSystem.readBuffer(path, limit: Self.readLimit) else { return [] }
         return try Self.decode(buffer, path: path, latestOnly: true)
     }
 
@@ -159,9 +163,12 @@ public struct CatalogCache: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
+    /// The largest coin list read: 64 MiB (CoinGecko's ~17,000 coins take about 2 MB).
+    public static let readLimit = 64 << 20
+
     /// The cached coins and when they were fetched; `nil` when there is no cache.
     public func load() throws(StoreError) -> (fetchedAt: Date, coins: [Coin])? {
-        guard let bytes = try FileSystem.read(path) else { return nil }
+        guard let bytes = try FileSystem.read(path, limit: Self.readLimit) else { return nil }
         var r = JSONReader(bytes: bytes)
         do {
             var coins: [Coin] = []

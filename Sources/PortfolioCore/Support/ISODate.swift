@@ -12,9 +12,26 @@ public enum ISODate {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The earliest instant bitpal stores: 1900-01-01T00:00:00Z, in milliseconds since 1970.
+    public static let minMillis: Int64 = -2_208_988_800_000
+    /// The latest instant bitpal stores: 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    public static let maxMillis: Int64 = 253_402_300_799_999
+    /// The range in words, for error messages.
+    public static let rangeText = "1900-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z"
+
+    /// True when `date` (to the millisecond) lies in the range bitpal reads and writes.
+    public static func isInRange(_ date: Date) -> Bool {
+        let m = millis(date)
+        return m >= minMillis && m <= maxMillis
+    }
+
     /// Appends `format(date)` as UTF-8.
+    ///
+    /// Every input path refuses dates outside `minMillis...maxMillis`; a date that still lies
+    /// outside (a broken system clock) is written clamped to the nearest end, so the text
+    /// written is always text `parseTimestamp` accepts.
     public static func write(_ date: Date, to out: inout [UInt8]) {
-        let totalMillis = millis(date)
+        let totalMillis = min(max(millis(date), minMillis), maxMillis)
         var seconds = totalMillis / 1000
         var ms = totalMillis % 1000
         if ms < 0 { ms += 1000; seconds -= 1 }
@@ -22,10 +39,6 @@ public enum ISODate {
         var secOfDay = seconds % 86_400
         if secOfDay < 0 { secOfDay += 86_400; days -= 1 }
         let (y, m, d) = civil(fromDays: days)
-        guard y >= 0 && y <= 9999 else {
-            out.append(contentsOf: Array(String(describing: date).utf8))
-            return
-        }
         func two(_ v: Int64) {
             out.append(UInt8(48 + v / 10))
             out.append(UInt8(48 + v % 10))
@@ -52,8 +65,24 @@ public enum ISODate {
         return Array(s).withUnsafeBufferPointer { parseTimestamp(utf8: $0) }
     }
 
-    /// The same over bytes in place, without copying them.
+    /// The same over bytes in place, without copying them; `nil` also for a time outside
+    /// `minMillis...maxMillis` (use `parseTimestampMillis` to tell the two apart).
     public static func parseTimestamp(utf8 s: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard let ms = parseTimestampMillis(utf8: s), ms >= minMillis, ms <= maxMillis else { return nil }
+        return date(millis: ms)
+    }
+
+    /// The instant `ms` milliseconds after 1970 (the same `Date` a parse of its text gives).
+    static func date(millis ms: Int64) -> Date {
+        var secs = ms / 1000
+        var frac = ms % 1000
+        if frac < 0 { frac += 1000; secs -= 1 }
+        return Date(timeIntervalSince1970: TimeInterval(secs) + TimeInterval(frac) / 1000)
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH|±HH:MM|±HHMM)` into milliseconds since 1970,
+    /// whatever the year; `nil` if the text is not one. Digits past milliseconds are dropped.
+    public static func parseTimestampMillis(utf8 s: UnsafeBufferPointer<UInt8>) -> Int64? {
         let b = Bytes(s)
         guard b.count >= 20, b[10] == 84 || b[10] == 116 else { return nil }
         guard let (y, mo, d) = parseDayParts(b), b[13] == 58, b[16] == 58,
@@ -71,29 +100,29 @@ public enum ISODate {
             guard n > 0 else { return nil }
             while n < 3 { millis *= 10; n += 1 }
         }
-        guard i < b.count else { return nil }
-        var offset: Int64 = 0
-        if b[i] == 90 || b[i] == 122 {
-            i += 1
-        } else if b[i] == 43 || b[i] == 45 {
-            let sign: Int64 = b[i] == 45 ? -1 : 1
-            i += 1
-            guard let oh = num(b, i, 2) else { return nil }
-            i += 2
-            var om: Int64 = 0
-            if i < b.count && b[i] == 58 { i += 1 }
-            if i < b.count {
-                guard let m = num(b, i, 2) else { return nil }
-                om = m; i += 2
-            }
-            guard oh <= 23, om < 60 else { return nil }
-            offset = sign * (oh * 3600 + om * 60)
-        } else {
-            return nil
-        }
-        guard i == b.count else { return nil }
+        guard i < b.count, let (offset, end) = parseOffset(b, i), end == b.count else { return nil }
         let secs = days(fromCivil: y, mo, d) * 86_400 + hh * 3600 + mi * 60 + ss - offset
-        return Date(timeIntervalSince1970: TimeInterval(secs) + TimeInterval(millis) / 1000)
+        return secs * 1000 + millis
+    }
+
+    /// `Z`, `z`, `±HH`, `±HH:MM` or `±HHMM` at `i`: the offset in seconds and where it ends.
+    private static func parseOffset(_ b: Bytes, _ start: Int) -> (Int64, Int)? {
+        var i = start
+        if b[i] == 90 || b[i] == 122 { return (0, i + 1) }
+        guard b[i] == 43 || b[i] == 45 else { return nil }
+        let sign: Int64 = b[i] == 45 ? -1 : 1
+        i += 1
+        guard let oh = num(b, i, 2) else { return nil }
+        i += 2
+        var om: Int64 = 0
+        if i < b.count {
+            if b[i] == 58 { i += 1 }
+            // A colon must be followed by minutes: `+01:` is not an offset.
+            guard let m = num(b, i, 2) else { return nil }
+            om = m; i += 2
+        }
+        guard oh <= 23, om < 60 else { return nil }
+        return (sign * (oh * 3600 + om * 60), i)
     }
 
     /// Parses a bare day `YYYY-MM-DD` into (year, month, day) if it is a real calendar day.
@@ -103,13 +132,49 @@ public enum ISODate {
         return parseDayParts(b)
     }
 
-    /// Midnight starting `day` in `timeZone`.
+    /// The first instant of `day` in `timeZone`: local midnight, or the first time that exists
+    /// when the zone skips midnight (2018-11-04 in America/Sao_Paulo begins at 01:00).
     public static func startOfDay(_ parts: (Int64, Int64, Int64), in timeZone: TimeZone) -> Date {
-        let utcMidnight = Date(timeIntervalSince1970: TimeInterval(days(fromCivil: parts.0, parts.1, parts.2) * 86_400))
-        // Adjust by the zone's offset at that moment (twice, for days that change offset).
-        var guess = utcMidnight.addingTimeInterval(-TimeInterval(timeZone.secondsFromGMT(for: utcMidnight)))
-        guess = utcMidnight.addingTimeInterval(-TimeInterval(timeZone.secondsFromGMT(for: guess)))
-        return guess
+        let dayNumber = days(fromCivil: parts.0, parts.1, parts.2)
+        // Far outside the range bitpal keeps (refused anyway) Calendar's Julian years would
+        // disagree with this proleptic Gregorian arithmetic: use the zone's offset there.
+        if parts.0 < 1800 || parts.0 > 9999 {
+            let utcMidnight = Date(timeIntervalSince1970: TimeInterval(dayNumber * 86_400))
+            return utcMidnight.addingTimeInterval(-TimeInterval(timeZone.secondsFromGMT(for: utcMidnight)))
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        // Noon exists on every day in every zone; its day's start is what a bare day means.
+        let noon = DateComponents(year: Int(parts.0), month: Int(parts.1), day: Int(parts.2), hour: 12)
+        guard let midday = calendar.date(from: noon) else {
+            return Date(timeIntervalSince1970: TimeInterval(dayNumber * 86_400))
+        }
+        return calendar.startOfDay(for: midday)
+    }
+
+    /// The calendar day (year, month, day) that `date` falls on in `timeZone`.
+    public static func localDay(of date: Date, in timeZone: TimeZone) -> (Int64, Int64, Int64) {
+        let local = millis(date) / 1000 + Int64(timeZone.secondsFromGMT(for: date))
+        let dayNumber = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        return civil(fromDays: dayNumber)
+    }
+
+    /// A local wall-clock time (no offset written) as the instant it names in `timeZone`.
+    /// A time skipped by a clock change is taken as the first time after the gap.
+    public static func localTime(_ parts: (Int64, Int64, Int64), millisOfDay: Int64, in timeZone: TimeZone) -> Date {
+        if parts.0 < 1800 || parts.0 > 9999 {
+            let utc = Date(timeIntervalSince1970: TimeInterval(days(fromCivil: parts.0, parts.1, parts.2) * 86_400)
+                + TimeInterval(millisOfDay) / 1000)
+            return utc.addingTimeInterval(-TimeInterval(timeZone.secondsFromGMT(for: utc)))
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let seconds = millisOfDay / 1000
+        let c = DateComponents(year: Int(parts.0), month: Int(parts.1), day: Int(parts.2),
+                               hour: Int(seconds / 3600), minute: Int(seconds / 60 % 60), second: Int(seconds % 60))
+        let whole = calendar.date(from: c)
+            ?? Date(timeIntervalSince1970: TimeInterval(days(fromCivil: parts.0, parts.1, parts.2) * 86_400 + seconds))
+        return whole.addingTimeInterval(TimeInterval(millisOfDay % 1000) / 1000)
     }
 
     /// The calendar day `n` days after `parts`.
@@ -147,6 +212,8 @@ public enum ISODate {
         return (y, m, d)
     }
 
+    static func digits(_ b: Bytes, _ at: Int, _ width: Int) -> Int64? { num(b, at, width) }
+
     private static func num(_ b: Bytes, _ at: Int, _ width: Int) -> Int64? {
         guard at + width <= b.count else { return nil }
         var v: Int64 = 0
@@ -176,6 +243,9 @@ public enum ISODate {
         return era * 146_097 + doe - 719_468
     }
 
+    /// The calendar day (year, month, day) `n` days after 1970-01-01.
+    public static func civilDay(fromDays n: Int64) -> (Int64, Int64, Int64) { civil(fromDays: n) }
+
     static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -187,5 +257,120 @@ public enum ISODate {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp + (mp < 10 ? 3 : -9)
         return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
+
+/// A date outside the range bitpal keeps (exit 1: the text was a well-formed date).
+public struct DateRangeError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var field: String
+    public var text: String
+    public init(field: String, text: String) {
+        self.field = field
+        self.text = text
+    }
+    public var description: String {
+        let what = text.isEmpty ? field : "\(field) '\(TextEscaping.escaped(text))'"
+        return "\(what) is outside the dates bitpal keeps (\(ISODate.rangeText))"
+    }
+}
+
+/// A date as a person types it, before the time zone is applied.
+///
+/// - `YYYY-MM-DD`: that day, from its first instant in the local zone (`TZ`);
+/// - `today`, `yesterday`: the same, for the current local day or the one before;
+/// - `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]]`: a local wall-clock time;
+/// - the same with `Z` or an offset (`T` required): that exact instant.
+public enum DateInput: Equatable, Sendable {
+    case day(Int64, Int64, Int64)
+    /// `today` (0) or `yesterday` (-1): days from the current local day.
+    case relativeDay(Int64)
+    case localTime(Int64, Int64, Int64, millisOfDay: Int64)
+    case instant(Date)
+
+    /// The text as a date, or `nil` when it is not a well-formed one (a usage error).
+    /// An instant outside the range is still returned (`start` refuses it) so that the two
+    /// errors can differ: malformed is exit 2, out of range exit 1.
+    public static func parse(_ text: String) -> DateInput? {
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
+    }
+
+    public static func parse(utf8 s: UnsafeBufferPointer<UInt8>) -> DateInput? {
+        let b = ISODate.Bytes(s)
+        if b.count == 10 {
+            guard let parts = ISODate.parseDay(utf8: s) else { return nil }
+            return .day(parts.0, parts.1, parts.2)
+        }
+        if let word = asciiLowercased(s) {
+            if word == "today" { return .relativeDay(0) }
+            if word == "yesterday" { return .relativeDay(-1) }
+        }
+        if let ms = ISODate.parseTimestampMillis(utf8: s) { return .instant(ISODate.date(millis: ms)) }
+        // A local time: `YYYY-MM-DD`, `T`/`t`/space, `HH:MM`, optional `:SS`, optional `.fff…`.
+        guard b.count >= 16, b[10] == 84 || b[10] == 116 || b[10] == 32, b[13] == 58,
+              let parts = ISODate.parseDay(utf8: UnsafeBufferPointer(rebasing: s[0..<10])),
+              let hh = ISODate.digits(b, 11, 2), let mi = ISODate.digits(b, 14, 2), hh < 24, mi < 60 else { return nil }
+        var i = 16
+        var ss: Int64 = 0, ms: Int64 = 0
+        if i < b.count {
+            guard b[i] == 58, let sec = ISODate.digits(b, i + 1, 2), sec < 60 else { return nil }
+            ss = sec
+            i += 3
+            if i < b.count {
+                guard b[i] == 46 else { return nil }
+                i += 1
+                var n = 0
+                while i < b.count, b[i] >= 48, b[i] <= 57 {
+                    if n < 3 { ms = ms * 10 + Int64(b[i] - 48) }
+                    n += 1; i += 1
+                }
+                guard n > 0, i == b.count else { return nil }
+                while n < 3 { ms *= 10; n += 1 }
+            }
+        }
+        return .localTime(parts.0, parts.1, parts.2, millisOfDay: ((hh * 60 + mi) * 60 + ss) * 1000 + ms)
+    }
+
+    private static func asciiLowercased(_ s: UnsafeBufferPointer<UInt8>) -> String? {
+        guard s.count <= 9 else { return nil }
+        var out = [UInt8]()
+        for c in s {
+            guard c < 0x80 else { return nil }
+            out.append(c >= 65 && c <= 90 ? c + 32 : c)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The calendar day this names, for day forms.
+    private func civilDay(in zone: TimeZone, now: Date) -> (Int64, Int64, Int64)? {
+        switch self {
+        case let .day(y, m, d): return (y, m, d)
+        case let .relativeDay(n): return ISODate.adding(days: n, to: ISODate.localDay(of: now, in: zone))
+        case .localTime, .instant: return nil
+        }
+    }
+
+    /// The moment it names: a day's first instant in `zone`, truncated to milliseconds.
+    ///
+    /// - Throws: `DateRangeError` naming `field` and `text` when that moment is outside the range.
+    public func start(in zone: TimeZone, now: Date, field: String = "Date", text: String = "") throws(DateRangeError) -> Date {
+        let date: Date
+        switch self {
+        case let .localTime(y, m, d, ms): date = ISODate.localTime((y, m, d), millisOfDay: ms, in: zone)
+        case let .instant(instant): date = instant
+        case let .day(y, m, d): date = ISODate.startOfDay((y, m, d), in: zone)
+        case let .relativeDay(n): date = ISODate.startOfDay(ISODate.adding(days: n, to: ISODate.localDay(of: now, in: zone)), in: zone)
+        }
+        guard ISODate.isInRange(date) else { throw DateRangeError(field: field, text: text) }
+        return ISODate.truncatedToMillis(date)
+    }
+
+    /// The last moment it covers, for `--until`: a day runs to its end (the next day's start, less 1 ms).
+    public func end(in zone: TimeZone, now: Date, field: String = "Date", text: String = "") throws(DateRangeError) -> Date {
+        guard let day = civilDay(in: zone, now: now) else { return try start(in: zone, now: now, field: field, text: text) }
+        _ = try start(in: zone, now: now, field: field, text: text)
+        let next = ISODate.startOfDay(ISODate.adding(days: 1, to: day), in: zone).addingTimeInterval(-0.001)
+        // The end of 9999-12-31 is the last instant kept.
+        return ISODate.isInRange(next) ? ISODate.truncatedToMillis(next) : ISODate.date(millis: ISODate.maxMillis)
     }
 }

@@ -69,6 +69,12 @@ public struct JSONReader {
     private let count: Int
     public private(set) var position = 0
     private var firstInContainer: [Bool] = []
+    /// The keys of every open object, back to back, so a repeated key is refused: where each
+    /// key's bytes start in `keyBytes` and how long it is; `keyFrames` holds, per open
+    /// container, how many keys were listed before it opened.
+    private var keyBytes: [UInt8] = []
+    private var keyRanges: [(start: Int, count: Int)] = []
+    private var keyFrames: [Int] = []
 
     /// Reads a copy of `source`.
     public init(bytes source: [UInt8]) {
@@ -97,6 +103,39 @@ public struct JSONReader {
     private mutating func enter() throws(JSONReadError) {
         if firstInContainer.count >= JSONReader.maxDepth { throw error("nesting deeper than \(JSONReader.maxDepth) levels") }
         firstInContainer.append(true)
+        keyFrames.append(keyRanges.count)
+    }
+
+    /// Closes the innermost container and forgets its keys.
+    private mutating func leave() {
+        firstInContainer.removeLast()
+        if let frame = keyFrames.popLast(), frame < keyRanges.count {
+            keyBytes.removeSubrange(keyRanges[frame].start...)
+            keyRanges.removeSubrange(frame...)
+        }
+    }
+
+    /// Refuses `key` if the innermost object already had it (RFC 8259 leaves duplicates to the
+    /// reader; bitpal refuses them rather than let one silently win). Objects are small, so a
+    /// linear scan of the keys seen so far is cheapest.
+    private mutating func remember(_ key: UnsafeBufferPointer<UInt8>, at keyStart: Int) throws(JSONReadError) {
+        let frame = keyFrames[keyFrames.count - 1]
+        var i = frame
+        while i < keyRanges.count {
+            let seen = keyRanges[i]
+            if seen.count == key.count {
+                let same = keyBytes.withUnsafeBufferPointer { stored in
+                    key.count == 0 || memcmp(stored.baseAddress! + seen.start, key.baseAddress!, key.count) == 0
+                }
+                if same {
+                    position = keyStart
+                    throw error("duplicate key \"\(TextEscaping.escaped(String(decoding: key, as: UTF8.self)))\"")
+                }
+            }
+            i += 1
+        }
+        keyRanges.append((keyBytes.count, key.count))
+        keyBytes.append(contentsOf: key)
     }
 
     /// The next key of the current object, or `nil` after its closing `}`.
@@ -111,7 +150,9 @@ public struct JSONReader {
         guard position < count, bytes[position] == UInt8(ascii: "\"") else {
             throw error("expected a key in double quotes")
         }
+        let keyStart = position
         let key = try readRawStringBytes()
+        try remember(key, at: keyStart)
         try expect(UInt8(ascii: ":"), "expected ':' after a key")
         return key
     }
@@ -134,7 +175,7 @@ public struct JSONReader {
         guard position < count else { throw error("unexpected end of file; expected \(what)") }
         if bytes[position] == closer {
             position += 1
-            firstInContainer.removeLast()
+            leave()
             return false
         }
         if firstInContainer[firstInContainer.count - 1] {
@@ -182,18 +223,45 @@ public struct JSONReader {
         guard position < count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
         position += 1
         let start = position
+        var high: UInt8 = 0
         while position < count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
+                let text = UnsafeBufferPointer(start: bytes + start, count: position - start)
+                if high >= 0x80 {
+                    // Only text with non-ASCII bytes needs checking; invalid UTF-8 is refused,
+                    // never turned into U+FFFD (which the next save would write back).
+                    guard let s = String(validating: text, as: UTF8.self) else { throw invalidUTF8(from: start) }
+                    position += 1
+                    return s
+                }
                 position += 1
-                return s
+                return String(decoding: text, as: UTF8.self)
             }
             if b == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
             if b < 0x20 { throw error("control character inside a string") }
+            high |= b
             position += 1
         }
         throw error("unterminated string")
+    }
+
+    /// The error for a string starting at `start` that is not valid UTF-8, at its first bad byte.
+    private mutating func invalidUTF8(from start: Int) -> JSONReadError {
+        var i = start
+        var valid = 0
+        // Find the first byte where decoding fails, for the column.
+        var it = UnsafeBufferPointer(start: bytes + start, count: position - start).makeIterator()
+        var decoder = UTF8()
+        loop: while true {
+            switch decoder.decode(&it) {
+            case let .scalarValue(scalar): valid += UTF8.width(scalar)
+            case .emptyInput, .error: break loop
+            }
+        }
+        i += valid
+        position = i
+        return error("text that is not valid UTF-8 inside a string")
     }
 
     /// A string's bytes without making a `String` (numbers stored as strings, ids, dates, keys).
@@ -204,12 +272,16 @@ public struct JSONReader {
         guard position < count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string") }
         position += 1
         let start = position
+        var high: UInt8 = 0
         while position < count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(start: bytes + start, count: position - start)
+                if high >= 0x80 && String(validating: text, as: UTF8.self) == nil { throw invalidUTF8(from: start) }
                 position += 1
-                return UnsafeBufferPointer(start: bytes + start, count: position - 1 - start)
+                return text
             }
+            high |= b
             if b == UInt8(ascii: "\\") || b < 0x20 {
                 position = start - 1
                 let s = try readString()
@@ -229,11 +301,46 @@ public struct JSONReader {
     public mutating func readNumberText() throws(JSONReadError) -> String {
         skipWhitespace()
         let start = position
-        if position < count, bytes[position] == UInt8(ascii: "-") { position += 1 }
-        var digits = 0
-        while position < count, isNumberByte(bytes[position]) { position += 1; digits += 1 }
-        guard digits > 0 else { throw error("expected a number") }
+        guard scanNumber() else {
+            let bad = position
+            while position < count, isNumberByte(bytes[position]) { position += 1 }
+            let text = String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
+            position = bad
+            throw error(text.isEmpty ? "expected a value" : "'\(TextEscaping.escaped(text))' is not a JSON number")
+        }
         return String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
+    }
+
+    /// Steps over `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` (RFC 8259), not followed by
+    /// another number character; false (at the offending byte) if the text is not that.
+    private mutating func scanNumber() -> Bool {
+        func isDigit(_ i: Int) -> Bool { i < count && bytes[i] >= 48 && bytes[i] <= 57 }
+        if position < count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard isDigit(position) else { return false }
+        if bytes[position] == 48 {
+            position += 1
+        } else {
+            while isDigit(position) { position += 1 }
+        }
+        if position < count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard isDigit(position) else { return false }
+            while isDigit(position) { position += 1 }
+        }
+        if position < count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard isDigit(position) else { return false }
+            while isDigit(position) { position += 1 }
+        }
+        // `01`, `1.2.3`, `1e5e5`, `1-2`: the number must end here.
+        return !(position < count && isNumberByte(bytes[position]))
+    }
+
+    /// The first byte of the next value (after whitespace), without consuming it; `nil` at the end.
+    public mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return position < count ? bytes[position] : nil
     }
 
     public mutating func readInt() throws(JSONReadError) -> Int {
@@ -264,7 +371,8 @@ public struct JSONReader {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"):
             guard consumeNull() else { throw error("unexpected character") }
-        default: _ = try readNumberText()
+        case UInt8(ascii: "-"), 48...57: _ = try readNumberText()
+        default: throw error("expected a value")
         }
     }
 
@@ -324,8 +432,9 @@ public struct JSONReader {
         while position < count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
+                guard let s = String(validating: out, as: UTF8.self) else { throw invalidUTF8(from: start) }
                 position += 1
-                return String(decoding: out, as: UTF8.self)
+                return s
             }
             if b < 0x20 { throw error("control character inside a string") }
             if b != UInt8(ascii: "\\") {
