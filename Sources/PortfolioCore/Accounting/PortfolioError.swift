@@ -39,7 +39,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .coinNotFound(query, suggestions):
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
             if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
-            return base + ". Did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
+            return base + ". Did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "? (if '\(TextEscaping.escaped(query))' is a coin, run 'bitpal coins update')"
         case let .insufficientQuantity(coin, held, requested):
             return "You only own \(fmt(held)) \(coin). Cannot sell \(fmt(requested))."
         case let .breaksLaterSell(coin, held, requested, date, id):
