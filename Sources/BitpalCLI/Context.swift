@@ -129,37 +129,50 @@ public final class Context {
         return { id in frozen[id] ?? Coin.unknown(id) }
     }
 
-    /// Resolves what the user typed to a coin; once online, refreshes a missing or old coin list first.
+    /// Resolves what the user typed to a coin.
+    ///
+    /// A close match in the local catalog (built-in coins and the cached list) is answered at once
+    /// with "did you mean", never after a network wait. Only when nothing known is close, and the
+    /// cached list is missing or older than 7 days, is the list fetched (once per run, within the
+    /// reports' short budget, not after a recent network failure).
     func resolveCoin(_ query: String) throws -> Coin {
         if let c = catalog().resolve(query) { return c }
         if let c = catalog(includingCache: true).resolve(query) { return c }
-        if !offline && !catalogRefreshTried {
+        let near = catalog().suggestions(for: query)
+        if near.isEmpty && !offline && !catalogRefreshTried {
             catalogRefreshTried = true
-            do {
-                if try refreshCatalogIfOld(), let c = catalog().resolve(query) { return c }
-            } catch {
-                warn("could not refresh the coin list (\(error)); searched the coins known offline")
+            if let failure = rememberedNetworkFailure() {
+                warn("could not refresh the coin list (\(failure)); searched the coins known offline")
+            } else {
+                do {
+                    if try refreshCatalogIfOld(), let c = catalog().resolve(query) { return c }
+                } catch let error as CommandFailure {
+                    throw error  // a bad BITPAL_HTTP_TIMEOUT
+                } catch {
+                    warn("could not refresh the coin list (\(error)); searched the coins known offline")
+                }
             }
         }
-        throw PortfolioError.coinNotFound(query: query, suggestions: catalog().suggestions(for: query))
+        throw PortfolioError.coinNotFound(query: query, suggestions: near.isEmpty ? catalog().suggestions(for: query) : near)
     }
 
     /// One coin-list refresh per run at most, even when many coins are unknown (or the service is down).
     private var catalogRefreshTried = false
 
-    /// Fetches the full coin list when the cache is missing or older than 7 days; true when it did.
+    /// Fetches the full coin list when the cache is missing or older than 7 days (with the
+    /// reports' short budget); true when it did.
     @discardableResult
     func refreshCatalogIfOld() throws -> Bool {
         let cache = try catalogCache()
         if let loaded = try? cache.load(), now.timeIntervalSince(loaded.fetchedAt) < CatalogCache.maxAge { return false }
-        try updateCatalog()
+        try updateCatalog(.automatic)
         return true
     }
 
     /// Fetches the full coin list into the cache.
     @discardableResult
-    func updateCatalog() throws -> Int {
-        let coins = try priceClient().coinList()
+    func updateCatalog(_ purpose: NetworkPurpose) throws -> Int {
+        let coins = try withPriceService(purpose) { client throws(PriceError) in try client.coinList() }
         try catalogCache().save(coins, fetchedAt: now)
         var catalog = CoinCatalog()
         catalog.add(coins)
@@ -170,13 +183,88 @@ public final class Context {
 
     // MARK: Prices
 
-    func priceClient() throws -> CoinGeckoClient {
+    /// Why a command talks to the price service, which sets its time budget.
+    enum NetworkPurpose {
+        /// A report's refresh, or a coin-list refresh while resolving a coin: about 3 s.
+        case automatic
+        /// A command run for the network's sake (`price refresh`, `coins update`): 30 s.
+        case explicit
+    }
+
+    static let automaticBudgetSeconds = 3
+    static let explicitBudgetSeconds = 30
+    /// After a failure, automatic refreshes are skipped this long (reports use the cache at once).
+    static let failureMemorySeconds: TimeInterval = 300
+
+    /// The budget of this command, fixed at its first network use and shared by every request after it.
+    private var networkBudget: NetworkBudget?
+
+    /// `BITPAL_HTTP_TIMEOUT`: `nil` when unset or empty; a usage error (exit 2) unless 1–600 whole seconds.
+    /// Checked by every command about to use the network (not offline).
+    func httpTimeout() throws -> Int? {
+        guard let text = environment.variables["BITPAL_HTTP_TIMEOUT"], !text.isEmpty else { return nil }
+        guard let seconds = PriceServiceConfig.parseTimeout(text) else {
+            throw CommandFailure(
+                "BITPAL_HTTP_TIMEOUT '\(TextEscaping.escaped(String(text.prefix(40))))' is not a whole number of seconds from 1 to 600",
+                code: .usage)
+        }
+        return seconds
+    }
+
+    func priceClient(_ purpose: NetworkPurpose) throws -> CoinGeckoClient {
         if offline { throw PriceError.offline }
-        let sleep = environment.sleep
-        nonisolated(unsafe) let sleeper = sleep
+        let override = try httpTimeout()
+        let budget = networkBudget ?? NetworkBudget(
+            seconds: override ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
+            clock: environment.clock)
+        networkBudget = budget
+        nonisolated(unsafe) let sleeper = environment.sleep
         return CoinGeckoClient(
             config: PriceServiceConfig(environment: environment.variables), transport: environment.transport,
-            sleep: { sleeper($0) })
+            budget: budget, secrets: PriceServiceConfig.secrets(in: environment.variables), sleep: { sleeper($0) })
+    }
+
+    /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
+    func withPriceService<T>(_ purpose: NetworkPurpose, _ body: (CoinGeckoClient) throws(PriceError) -> T) throws -> T {
+        let client = try priceClient(purpose)
+        do {
+            let result = try body(client)
+            forgetNetworkFailure()
+            return result
+        } catch {
+            rememberNetworkFailure(error)
+            throw error
+        }
+    }
+
+    private var networkFailurePath: String? { (try? dataDirectory()).map { $0 + "/.network-failure" } }
+
+    /// A failure of the last few minutes, as a phrase for warnings; `nil` when there is none.
+    func rememberedNetworkFailure() -> String? {
+        guard let path = networkFailurePath, let bytes = try? FileSystem.read(path) else { return nil }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = lines.first, let at = ISODate.parseTimestamp(utf8: first) else { return nil }
+        let age = now.timeIntervalSince(at)
+        guard age >= 0, age < Self.failureMemorySeconds else { return nil }
+        let reason = lines.count > 1 ? String(decoding: lines[1], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        func clock(_ d: Date) -> String { Human.time(d, in: timeZone) + " " + Human.zoneLabel(timeZone) }
+        let retry = clock(at.addingTimeInterval(Self.failureMemorySeconds))
+        return "it failed at \(clock(at))" + (reason.isEmpty ? "" : ": " + TextEscaping.escaped(String(reason.prefix(300))))
+            + "; not asking again before \(retry) unless you run 'bitpal price refresh'"
+    }
+
+    /// Writes `.network-failure` (the time, then the reason; keys already redacted). Best effort.
+    private func rememberNetworkFailure(_ error: PriceError) {
+        guard error != .offline, let dir = try? dataDirectory(), let path = networkFailurePath else { return }
+        let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, PriceServiceConfig.secrets(in: environment.variables))
+            .replacingOccurrences(of: "\n", with: " ") + "\n"
+        try? FileSystem.ensureDirectory(dir)
+        try? FileSystem.writeAtomically(Array(text.utf8), to: path)
+    }
+
+    private func forgetNetworkFailure() {
+        guard let path = networkFailurePath else { return }
+        unlink(path)
     }
 
     /// Manual and cached quotes together: the newest of each coin, or with `history` every one.

@@ -14,11 +14,13 @@ public struct Environment {
     public var sleep: (TimeInterval) -> Void
     /// Sends HTTP requests to the price service.
     public var transport: any HTTPTransport
+    /// A monotonic clock in seconds, for network budgets (tests may add the time they pretend to sleep).
+    public var clock: @Sendable () -> TimeInterval = NetworkBudget.monotonicNow
 
     public init(
         variables: [String: String], now: @escaping () -> Date, stdoutIsTerminal: Bool = false,
         readStandardInput: @escaping () -> [UInt8] = { [] }, sleep: @escaping (TimeInterval) -> Void = { _ in },
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = CurlTransport()
     ) {
         self.variables = variables
         self.now = now
@@ -36,7 +38,7 @@ public struct Environment {
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
             readStandardInput: { (try? FileSystem.readAll(fd: STDIN_FILENO)) ?? [] },
             sleep: { seconds in if seconds > 0 { Thread.sleep(forTimeInterval: seconds) } },
-            transport: URLSessionTransport())
+            transport: CurlTransport())
     }
 }
 

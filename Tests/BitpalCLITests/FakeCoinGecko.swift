@@ -14,6 +14,10 @@ final class FakeCoinGecko: @unchecked Sendable {
         var truncateAfter: Int?
         /// Never answer.
         var hang = false
+        /// Raw body bytes instead of `body` (e.g. gzip, with a `content-encoding` header).
+        var bytes: [UInt8]? = nil
+        /// Send the body one byte at a time, this many seconds apart (a server that dribbles).
+        var trickle: TimeInterval? = nil
     }
 
     struct Request {
@@ -42,6 +46,7 @@ final class FakeCoinGecko: @unchecked Sendable {
     private var queue: [Reply] = []
     private var requestsSeen: [Request] = []
     private var open: [Int32] = []
+    private var stopped = false
     /// Used when no reply is queued: prices for the ids asked, or the coin list.
     var fallback: (Request) -> Reply = { request in
         if request.path.hasSuffix("/simple/price") {
@@ -81,11 +86,13 @@ final class FakeCoinGecko: @unchecked Sendable {
         }
         port = UInt16(bigEndian: addr.sin_port)
         let fd = listener
+        // Each thread closes only the descriptors it owns, so a number is never reused under it
+        // (stop() only shuts sockets down, which wakes the thread blocked on them).
         Thread.detachNewThread { [weak self] in
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
-                guard let self else { close(client); return }
+                if client < 0 { close(fd); return }
+                guard let self, self.register(client) else { close(client); close(fd); return }
                 Thread.detachNewThread { self.serve(client) }
             }
         }
@@ -100,25 +107,41 @@ final class FakeCoinGecko: @unchecked Sendable {
 
     func stop() {
         lock.lock()
+        let wasStopped = stopped
+        stopped = true
         let fds = open
-        open = []
         lock.unlock()
+        if wasStopped { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Records an accepted connection; false once stopped.
+    private func register(_ client: Int32) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if stopped { return false }
+        open.append(client)
+        return true
+    }
+
+    private func finish(_ client: Int32) {
+        shutdown(client, Int32(SHUT_RDWR))
+        lock.lock()
+        open.removeAll { $0 == client }
+        lock.unlock()
+        close(client)
     }
 
     deinit { stop() }
 
     private func serve(_ client: Int32) {
-        lock.lock()
-        open.append(client)
-        lock.unlock()
+        defer { finish(client) }
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !data.containsHeaderEnd {
             let n = read(client, &buffer, buffer.count)
-            if n <= 0 { close(client); return }
+            if n <= 0 { return }
             data.append(contentsOf: buffer[0..<n])
         }
         let text = String(decoding: data, as: UTF8.self)
@@ -137,21 +160,40 @@ final class FakeCoinGecko: @unchecked Sendable {
         requestsSeen.append(request)
         let reply = queue.isEmpty ? fallback(request) : queue.removeFirst()
         lock.unlock()
-        if reply.hang { return }  // left open until stop()
-        let body = Array(reply.body.utf8)
+        if reply.hang {  // until the client gives up or stop()
+            while read(client, &buffer, buffer.count) > 0 {}
+            return
+        }
+        let body = reply.bytes ?? Array(reply.body.utf8)
         var head = "HTTP/1.1 \(reply.status) \(reply.status == 200 ? "OK" : "Error")\r\n"
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n"
         if reply.headers["content-type"] == nil { head += "Content-Type: application/json\r\n" }
         for (k, v) in reply.headers { head += "\(k): \(v)\r\n" }
         head += "\r\n"
-        var out = Array(head.utf8) + (reply.truncateAfter.map { Array(body.prefix($0)) } ?? body)
-        _ = out.withUnsafeMutableBytes { write(client, $0.baseAddress, $0.count) }
-        shutdown(client, Int32(SHUT_RDWR))
-        close(client)
-        lock.lock()
-        open.removeAll { $0 == client }
-        lock.unlock()
-        out.removeAll()
+        let payload = reply.truncateAfter.map { Array(body.prefix($0)) } ?? body
+        if let gap = reply.trickle {
+            var ok = FakeCoinGecko.send(Array(head.utf8), to: client)
+            for byte in payload where ok {
+                usleep(useconds_t(gap * 1_000_000))
+                ok = FakeCoinGecko.send([byte], to: client)
+            }
+        } else {
+            _ = FakeCoinGecko.send(Array(head.utf8) + payload, to: client)
+        }
+    }
+
+    /// Writes all of `bytes`; false once the client has gone (no SIGPIPE: MSG_NOSIGNAL).
+    private static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
     }
 }
 
@@ -160,5 +202,74 @@ private extension Array where Element == UInt8 {
         guard count >= 4 else { return false }
         for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 { return true }
         return false
+    }
+}
+
+/// Small gzip streams for tests, written by hand (Foundation has no zlib on Linux).
+enum Gzip {
+    /// `data` in one stored (uncompressed) deflate block, with a correct CRC-32.
+    static func stored(_ data: [UInt8]) -> [UInt8] {
+        precondition(data.count < 65_536)
+        var out = header
+        out.append(0x01)  // BFINAL=1, BTYPE=00 (stored); the rest of the byte is padding
+        let len = UInt16(data.count)
+        out += [UInt8(len & 0xff), UInt8(len >> 8), UInt8(~len & 0xff), UInt8(~len >> 8)]
+        out += data
+        return out + trailer(crc: crc32(data), size: data.count)
+    }
+
+    /// A "bomb": `1 + 258 * runs` zero bytes, compressed about 160 to 1 (a literal zero, then
+    /// matches of length 258 at distance 1, fixed Huffman codes). The CRC is left 0: a client
+    /// with a cap stops long before the trailer.
+    static func zeros(runs: Int) -> [UInt8] {
+        var bits = BitWriter()
+        bits.write(1, count: 1)            // BFINAL
+        bits.write(1, count: 2)            // BTYPE=01, fixed Huffman
+        bits.writeCode(0x30, length: 8)    // literal 0
+        for _ in 0..<runs {
+            bits.writeCode(0xC5, length: 8)  // length code 285 = 258
+            bits.writeCode(0, length: 5)     // distance code 0 = 1
+        }
+        bits.writeCode(0, length: 7)       // end of block (256)
+        return header + bits.finish() + trailer(crc: 0, size: 1 + 258 * runs)
+    }
+
+    private static let header: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]
+
+    private static func trailer(crc: UInt32, size: Int) -> [UInt8] {
+        let n = UInt32(truncatingIfNeeded: size)
+        return [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: crc >> $0) } + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: n >> $0) }
+    }
+
+    static func crc32(_ data: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xffff_ffff
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    private struct BitWriter {
+        var bytes: [UInt8] = []
+        var current: UInt32 = 0
+        var used = 0
+        /// Plain values go in least significant bit first.
+        mutating func write(_ value: UInt32, count: Int) {
+            for i in 0..<count { push((value >> UInt32(i)) & 1) }
+        }
+        /// Huffman codes go in most significant bit first.
+        mutating func writeCode(_ code: UInt32, length: Int) {
+            for i in stride(from: length - 1, through: 0, by: -1) { push((code >> UInt32(i)) & 1) }
+        }
+        mutating func push(_ bit: UInt32) {
+            current |= bit << UInt32(used)
+            used += 1
+            if used == 8 { bytes.append(UInt8(current)); current = 0; used = 0 }
+        }
+        mutating func finish() -> [UInt8] {
+            if used > 0 { bytes.append(UInt8(current)) }
+            return bytes
+        }
     }
 }

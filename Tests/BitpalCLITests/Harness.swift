@@ -37,6 +37,8 @@ final class Sandbox {
         var env = Environment(variables: variables, now: { fixedNow }, stdoutIsTerminal: terminal,
                               readStandardInput: { Array(stdin.utf8) })
         env.sleep = { [weak self] seconds in self?.sleeps.append(seconds) }
+        nonisolated(unsafe) weak let me = self  // the budget clock counts the sleeps it only pretends
+        env.clock = { NetworkBudget.monotonicNow() + (me?.sleeps.reduce(0, +) ?? 0) }
         let code = CLI(environment: env, console: console).run(args)
         return CLIResult(out: console.out, err: console.err, code: code)
     }

@@ -19,7 +19,6 @@ final class PriceTests: XCTestCase {
     func online(_ extra: [String: String] = [:]) -> Sandbox {
         let s = Sandbox(offline: false)
         s.variables["BITPAL_API_URL"] = server.baseURL
-        s.variables["BITPAL_HTTP_TIMEOUT"] = "5"
         for (k, v) in extra { s.variables[k] = v }
         return s
     }
@@ -219,7 +218,8 @@ final class PriceTests: XCTestCase {
         let csv = "type,coin,amount,price,date\nbuy,nope1,1,1,2024-01-01\nbuy,nope2,1,1,2024-01-01\n"
         let r = s.run(["import", "-"], stdin: csv)
         XCTAssertEqual(r.code, .failure)
-        XCTAssertEqual(server.requests.count, 3, "one refresh attempt (3 tries for a 503), not one per unknown coin")
+        XCTAssertEqual(server.requests.count, 2, "one refresh attempt (2 tries for a 503 fit the 3 s budget: the 2 s wait would not), not one per unknown coin")
+        XCTAssertEqual(s.sleeps, [1])
         XCTAssertTrue(r.err.hasPrefix("warning: could not refresh the coin list"), r.err)
         XCTAssertTrue(r.err.contains("error: line 2: Cryptocurrency 'nope1' not found") && r.err.contains("line 3:"), r.err)
     }

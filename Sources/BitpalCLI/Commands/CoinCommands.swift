@@ -53,7 +53,7 @@ struct CoinsUpdateCommand: Command {
         if context.offline {
             throw UsageError.conflict("'coins update' fetches the coin list, so it cannot run offline")
         }
-        let count = try context.updateCatalog()
+        let count = try context.updateCatalog(.explicit)
         if context.json {
             context.printJSON(.object([("coins", .number(String(count)))]))
         } else {
@@ -158,7 +158,7 @@ struct WatchListCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let portfolio = try context.store().load()
         var book = try context.priceBook(portfolio)
-        book = PriceUpdater.refreshIfNeeded(context, coins: portfolio.watchlist.map(\.coinId), book: book)
+        book = try PriceUpdater.refreshIfNeeded(context, coins: portfolio.watchlist.map(\.coinId), book: book)
         struct Row { var entry: WatchEntry; var coin: Coin; var quote: Quote? }
         var rows = portfolio.watchlist.map { Row(entry: $0, coin: context.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
         func byName(_ a: Row, _ b: Row) -> Bool { a.coin.name.lowercased() < b.coin.name.lowercased() }

@@ -4,20 +4,31 @@ import PortfolioCore
 /// Fetching prices: the one place that talks to the price service for quotes.
 enum PriceUpdater {
     /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
-    static func fetch(_ context: Context, coins: [String]) throws -> FetchedPrices {
-        let fetched = try context.priceClient().prices(for: coins, now: context.now)
+    static func fetch(_ context: Context, coins: [String], purpose: Context.NetworkPurpose) throws -> FetchedPrices {
+        let fetched = try context.withPriceService(purpose) { client throws(PriceError) in
+            try client.prices(for: coins, now: context.now)
+        }
         if !fetched.quotes.isEmpty { try context.priceCache().append(fetched.quotes) }
         return fetched
     }
 
-    /// Refreshes when any needed coin's newest quote is over 60 s old; on failure warns and keeps the cache.
-    static func refreshIfNeeded(_ context: Context, coins: [String], book: PriceBook) -> PriceBook {
+    /// Refreshes when any needed coin's newest quote is over 60 s old, within the short budget;
+    /// on failure (or after one in the last few minutes) warns and keeps the cache.
+    /// Throws only for a bad `BITPAL_HTTP_TIMEOUT` (checked whenever online).
+    static func refreshIfNeeded(_ context: Context, coins: [String], book: PriceBook) throws -> PriceBook {
         guard !context.offline else { return book }
+        _ = try context.httpTimeout()
         let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: context.now)
         guard !stale.isEmpty else { return book }
+        if let failure = context.rememberedNetworkFailure() {
+            context.warn("could not refresh prices (\(failure)); showing the last known prices")
+            return book
+        }
         do {
             var updated = book
-            updated.add(try fetch(context, coins: stale).quotes)
+            let fetched = try fetch(context, coins: stale, purpose: .automatic)
+            for w in fetched.warnings { context.warn(w) }
+            updated.add(fetched.quotes)
             return updated
         } catch {
             context.warn("could not refresh prices (\(error)); showing the last known prices")
@@ -138,6 +149,7 @@ struct PriceRefreshCommand: Command {
         One batched request to the price service. Exit 0 when it answered (a coin without a price
         is a warning), 3 when it could not be reached or refused after retries (the cache and the
         portfolio are untouched), 2 with --offline. Never holds the portfolio lock while fetching.
+        Gives up after 30 s in all, retries included (BITPAL_HTTP_TIMEOUT=SECONDS, 1-600, changes that).
         Environment: BITPAL_API_URL, COINGECKO_API_KEY, COINGECKO_PRO_API_KEY, BITPAL_HTTP_TIMEOUT.
         """,
         examples: ["bitpal price refresh", "*/5 * * * * bitpal price refresh --quiet"])
@@ -152,6 +164,7 @@ struct PriceRefreshCommand: Command {
         if context.offline {
             throw UsageError.conflict("'price refresh' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
+        _ = try context.httpTimeout()
         let portfolio = try context.store().load()
         let ledger = try Ledger.replay(portfolio.transactions)
         let coins = Array(Set(ledger.openPositions.map(\.coinId) + portfolio.watchlist.map(\.coinId))).sorted()
@@ -163,7 +176,8 @@ struct PriceRefreshCommand: Command {
             }
             return .success
         }
-        let fetched = try PriceUpdater.fetch(context, coins: coins)
+        let fetched = try PriceUpdater.fetch(context, coins: coins, purpose: .explicit)
+        if !quiet { for w in fetched.warnings { context.warn(w) } }
         if context.json {
             context.printJSON(.object([
                 ("refreshed", .array(fetched.quotes.map { ReportJSON.quote($0, coin: context.coin(id: $0.coinId), now: context.now) })),

@@ -9,7 +9,7 @@ extension Context {
         let ledger = checkedLedger(portfolio)
         var prices = try priceBook(portfolio)
         if refresh {
-            prices = PriceUpdater.refreshIfNeeded(self, coins: ledger.openPositions.map(\.coinId), book: prices)
+            prices = try PriceUpdater.refreshIfNeeded(self, coins: ledger.openPositions.map(\.coinId), book: prices)
         }
         return Reports(ledger: ledger, prices: prices, now: now, coin: coinLookup(ledger.positions.keys))
     }

@@ -46,7 +46,8 @@ extension PortfolioError: CustomStringConvertible {
         case let .coinNotFound(query, suggestions):
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
             if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
-            return base + ". Did you mean " + suggestions.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", ") + "?"
+            return base + ". Did you mean " + suggestions.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", ")
+                + "? (if '\(TextEscaping.escaped(query))' is a coin, run 'bitpal coins update')"
         case let .insufficientQuantity(id, held, requested):
             return "You only own \(fmt(held)) \(coin(id)). Cannot sell \(fmt(requested))."
         case let .breaksLaterSell(coinId, held, requested, date, id):

@@ -12,12 +12,23 @@ public struct PriceServiceConfig: Sendable {
     public var baseURL: String
     public var keyHeader: String?
     public var keyValue: String?
-    /// Seconds each attempt may take (`BITPAL_HTTP_TIMEOUT`, default 20).
-    public var timeout: TimeInterval
     /// Attempts for 429 and 5xx answers.
     public var maxAttempts = 3
     /// The longest wait between attempts, whatever `Retry-After` says.
     public var maxWait: TimeInterval = 10
+    /// The most body bytes (decompressed) accepted from each endpoint.
+    public var limits = BodyLimits()
+
+    /// Caps on reply sizes, per endpoint. A transfer past its cap is aborted at once.
+    public struct BodyLimits: Sendable {
+        /// `/simple/price` for 250 coins is about 30 KB.
+        public var prices = 4 << 20
+        /// `/coins/list` is about 2 MB for 15k coins (2026).
+        public var coinList = 32 << 20
+        /// Anything else (`/ping`, errors).
+        public var other = 1 << 20
+        public init() {}
+    }
 
     public init(environment env: [String: String]) {
         let pro = env["COINGECKO_PRO_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
@@ -32,46 +43,99 @@ public struct PriceServiceConfig: Sendable {
         var base = env["BITPAL_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? (pro != nil ? Self.proURL : Self.publicURL)
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
-        if let text = env["BITPAL_HTTP_TIMEOUT"], let lit = DecimalLiteral.parse(utf8: text.utf8), lit.value > 0 {
-            timeout = NSDecimalNumber(decimal: lit.value).doubleValue
-        } else {
-            timeout = 20
-        }
     }
 
     /// The host, for messages.
     public var host: String { URL(string: baseURL)?.host ?? baseURL }
+
+    /// Every configured key (demo and pro), to redact from anything a server or transport says.
+    public static func secrets(in env: [String: String]) -> [String] {
+        ["COINGECKO_PRO_API_KEY", "COINGECKO_API_KEY"].compactMap { env[$0] }.filter { !$0.isEmpty }
+    }
+
+    /// `BITPAL_HTTP_TIMEOUT` read strictly: a whole number of seconds from 1 to 600 (digits only).
+    /// `nil` for anything else.
+    public static func parseTimeout(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 3, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let n = Int(text), (1...600).contains(n) else { return nil }
+        return n
+    }
 }
 
-/// One coin's price as the service reported it.
+/// The time a command may spend on the network, retries and waits included.
+public struct NetworkBudget: Sendable {
+    /// The budget in whole seconds, for messages.
+    public var seconds: Int
+    /// When it runs out, on `clock`.
+    public var deadline: TimeInterval
+    /// A monotonic clock in seconds.
+    public var clock: @Sendable () -> TimeInterval
+
+    /// `seconds` from now on `clock`.
+    public init(seconds: Int, clock: @escaping @Sendable () -> TimeInterval) {
+        self.seconds = seconds
+        self.clock = clock
+        deadline = clock() + TimeInterval(seconds)
+    }
+
+    /// Seconds left (negative once past).
+    public var remaining: TimeInterval { deadline - clock() }
+
+    /// The monotonic clock of the process (`CLOCK_MONOTONIC`): not moved by changes to the wall clock.
+    public static func monotonicNow() -> TimeInterval {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return TimeInterval(ts.tv_sec) + TimeInterval(ts.tv_nsec) / 1e9
+    }
+}
+
+/// The prices the service sent for one request.
 public struct FetchedPrices: Sendable {
     public var quotes: [Quote]
-    /// Requested ids the service had no price for (omitted, `null` or `{}`).
+    /// Requested ids with no usable price (omitted, `null`, `{}`, or a value bitpal refused).
     public var missing: [String]
+    /// Values the service sent that bitpal ignored, and why (one line each).
+    public var warnings: [String] = []
+
+    public init(quotes: [Quote], missing: [String], warnings: [String] = []) {
+        self.quotes = quotes
+        self.missing = missing
+        self.warnings = warnings
+    }
 }
 
 /// A client for CoinGecko's v3 API: batched prices and the coin list.
 public struct CoinGeckoClient: Sendable {
     public var config: PriceServiceConfig
     public var transport: any HTTPTransport
+    /// Bounds every request, retry and wait of this client together.
+    public var budget: NetworkBudget
+    /// Keys to redact from every message derived from a server reply or transport error.
+    public var secrets: [String]
     private let sleep: @Sendable (TimeInterval) -> Void
 
     /// ids per request; CoinGecko caps list parameters around this size.
     public static let batchSize = 250
+    /// A retry is not started with less than this left of the budget.
+    static let minimumAttemptTime: TimeInterval = 0.25
 
-    public init(config: PriceServiceConfig, transport: any HTTPTransport, sleep: @escaping @Sendable (TimeInterval) -> Void) {
+    public init(config: PriceServiceConfig, transport: any HTTPTransport,
+                budget: NetworkBudget = NetworkBudget(seconds: 30, clock: NetworkBudget.monotonicNow), secrets: [String] = [],
+                sleep: @escaping @Sendable (TimeInterval) -> Void) {
         self.config = config
         self.transport = transport
+        self.budget = budget
+        self.secrets = (secrets + [config.keyValue].compactMap { $0 }).filter { !$0.isEmpty }
         self.sleep = sleep
     }
 
     /// USD prices, 24h change and market cap of `ids`, in one request per 250 ids.
     ///
-    /// Prices are decoded with `JSONDecoder` straight into `Decimal`, which on this
-    /// toolchain keeps every digit, exponent form included (`8.45e-06` → 0.00000845).
+    /// Numbers are read from the reply's text exactly (`8.45e-06` → 0.00000845) and checked
+    /// (`ServiceNumbers`): an unusable price drops that coin, an unusable change, market cap or
+    /// time becomes unknown; each with a warning.
     public func prices(for ids: [String], now: Date) throws(PriceError) -> FetchedPrices {
-        var quotes: [Quote] = []
-        var missing: [String] = []
+        var result = FetchedPrices(quotes: [], missing: [])
         var start = 0
         let unique = Array(Set(ids)).sorted()
         while start < unique.count {
@@ -81,28 +145,95 @@ public struct CoinGeckoClient: Sendable {
                 ("ids", batch.joined(separator: ",")), ("vs_currencies", "usd"),
                 ("include_market_cap", "true"), ("include_24hr_change", "true"),
                 ("include_last_updated_at", "true"), ("precision", "full"),
-            ])
-            let decoded: [String: [String: Decimal?]]
+            ], maxBodyBytes: config.limits.prices)
+            let fields: [String: [String: RawField]]
             do {
-                decoded = try JSONDecoder().decode([String: [String: Decimal?]].self, from: body)
+                fields = try Self.readSimplePrice(body)
             } catch {
-                throw .badResponse(Self.decodingDetail(error, body: body))
+                throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
             }
             for id in batch {
-                guard let fields = decoded[id], let price = fields["usd"] ?? nil, price > 0 else {
-                    missing.append(id)
+                guard let coin = fields[id] else {
+                    result.missing.append(id)
                     continue
                 }
-                let updated = (fields["last_updated_at"] ?? nil).map {
-                    Date(timeIntervalSince1970: NSDecimalNumber(decimal: $0).doubleValue)
+                func value<T>(_ key: String, _ what: String, _ check: (String) -> T?) -> T? {
+                    switch coin[key] {
+                    case nil, .null?: return nil
+                    case let .number(text)?:
+                        if let v = check(text) { return v }
+                        result.warnings.append("ignored the \(what) of '\(TextEscaping.escaped(id))' from the price service (\(Self.shown(text)))")
+                        return nil
+                    case .other?:
+                        result.warnings.append("ignored the \(what) of '\(TextEscaping.escaped(id))' from the price service (not a number)")
+                        return nil
+                    }
                 }
-                quotes.append(Quote(
-                    coinId: id, price: price, change24h: fields["usd_24h_change"] ?? nil,
-                    marketCap: fields["usd_market_cap"] ?? nil, time: now, sourceUpdatedAt: updated,
-                    source: .coingecko))
+                guard let price = value("usd", "price", ServiceNumbers.price) else {
+                    result.missing.append(id)
+                    continue
+                }
+                result.quotes.append(Quote(
+                    coinId: id, price: price, change24h: value("usd_24h_change", "24h change", ServiceNumbers.change),
+                    marketCap: value("usd_market_cap", "market cap", ServiceNumbers.marketCap), time: now,
+                    sourceUpdatedAt: value("last_updated_at", "update time", ServiceNumbers.date), source: .coingecko))
             }
         }
-        return FetchedPrices(quotes: quotes, missing: missing)
+        result.warnings = result.warnings.map { PriceError.redact($0, secrets) }
+        return result
+    }
+
+    /// A field of `/simple/price` as sent: a number's text, `null`, or something else.
+    enum RawField: Equatable {
+        case number(String)
+        case null
+        case other
+    }
+
+    /// `{"id":{"usd":…,…},…}` read with the strict reader, numbers kept as text.
+    /// A coin whose value is not an object is left out (no price).
+    static func readSimplePrice(_ body: Data) throws(JSONReadError) -> [String: [String: RawField]] {
+        var r = JSONReader(bytes: Array(body))
+        var out: [String: [String: RawField]] = [:]
+        try r.beginObject()
+        while let id = try r.nextKey() {
+            let mark = r.mark
+            do {
+                try r.beginObject()
+            } catch {
+                r.rewind(to: mark)
+                try r.skipValue()
+                continue
+            }
+            var fields: [String: RawField] = [:]
+            while let key = try r.nextKey() {
+                switch key {
+                case "usd", "usd_market_cap", "usd_24h_change", "last_updated_at":
+                    if r.consumeNull() {
+                        fields[key] = .null
+                        continue
+                    }
+                    let m = r.mark
+                    if let text = try? r.readNumberText() {
+                        fields[key] = .number(text)
+                    } else {
+                        r.rewind(to: m)
+                        try r.skipValue()
+                        fields[key] = .other
+                    }
+                default: try r.skipValue()
+                }
+            }
+            out[id] = fields
+        }
+        try r.finish()
+        return out
+    }
+
+    /// A number as the server wrote it, short enough for a message.
+    static func shown(_ text: String) -> String {
+        let escaped = TextEscaping.escaped(text)
+        return escaped.count <= 40 ? escaped : String(escaped.prefix(24)) + "… (\(text.utf8.count) characters)"
     }
 
     /// Every coin the service knows (`/coins/list`): id, symbol and name.
@@ -112,56 +243,88 @@ public struct CoinGeckoClient: Sendable {
             var symbol: String
             var name: String
         }
-        let body = try get("/coins/list", query: [])
+        let body = try get("/coins/list", query: [], maxBodyBytes: config.limits.coinList)
         do {
             return try JSONDecoder().decode([Entry].self, from: body).map {
                 Coin(id: $0.id, symbol: $0.symbol, name: $0.name)
             }
         } catch {
-            throw .badResponse(Self.decodingDetail(error, body: body))
+            throw PriceError.badResponse(Self.decodingDetail(error, body: body)).redacting(secrets)
         }
     }
 
-    /// GET with retries: at most `maxAttempts` for 429 and 5xx, waiting as `Retry-After`
-    /// says (capped at `maxWait`), else 1 s then 2 s.
-    func get(_ path: String, query: [(String, String)]) throws(PriceError) -> Data {
+    /// GET within the budget, with retries: at most `maxAttempts` for 429 and 5xx, waiting as
+    /// `Retry-After` says (capped at `maxWait`), else 1 s then 2 s, but never starting a wait
+    /// the budget cannot cover. Every error comes back with the keys redacted.
+    func get(_ path: String, query: [(String, String)], maxBodyBytes: Int) throws(PriceError) -> Data {
+        do {
+            return try getUnredacted(path, query: query, maxBodyBytes: maxBodyBytes)
+        } catch {
+            throw error.redacting(secrets)
+        }
+    }
+
+    private func getUnredacted(_ path: String, query: [(String, String)], maxBodyBytes: Int) throws(PriceError) -> Data {
         var components = URLComponents(string: config.baseURL + path)
         components?.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
-        guard let url = components?.url else { throw .badResponse("bad base URL '\(config.baseURL)'") }
+        guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil else {
+            throw .badResponse("BITPAL_API_URL '\(TextEscaping.escaped(config.baseURL))' is not an http or https URL")
+        }
         var headers = ["accept": "application/json", "user-agent": "bitpal"]
         if let h = config.keyHeader, let v = config.keyValue { headers[h] = v }
-        let request = HTTPRequest(url: url, headers: headers, timeout: config.timeout)
+        let timedOut = PriceError.timedOut(host: config.host, seconds: budget.seconds)
         var attempt = 0
         while true {
             attempt += 1
+            let remaining = budget.remaining
+            if remaining <= 0 { throw timedOut }
+            let request = HTTPRequest(url: url, headers: headers, timeout: remaining, maxBodyBytes: maxBodyBytes)
             let response: HTTPResponse
             do {
                 response = try transport.send(request)
             } catch {
                 switch error {
-                case .timedOut: throw .timedOut(host: config.host, seconds: Int(config.timeout.rounded(.up)))
+                case .timedOut: throw timedOut
                 case let .cannotConnect(d): throw .unreachable(host: config.host, detail: d)
                 case let .failed(d): throw .unreachable(host: config.host, detail: d)
+                case let .tooLarge(limit): throw .tooLarge(limit: limit)
+                case let .unavailable(d): throw .networkUnavailable(d)
                 }
             }
             let status = response.status
             if status == 200 { return response.body }
+            if (300...399).contains(status) {
+                throw .redirected(status: status, location: response.headers["location"].map { Self.locationHost($0, base: url) })
+            }
             if status == 429 || (500...599).contains(status) {
-                if attempt >= config.maxAttempts {
-                    throw status == 429 ? .rateLimited(attempts: attempt) : .serverError(status: status, attempts: attempt)
-                }
-                sleep(waitBeforeRetry(attempt: attempt, response: response))
+                let failure: PriceError = status == 429 ? .rateLimited(attempts: attempt) : .serverError(status: status, attempts: attempt)
+                if attempt >= config.maxAttempts { throw failure }
+                let wait = waitBeforeRetry(attempt: attempt, response: response)
+                // Do not start a wait the budget cannot cover (with a little time left to ask again).
+                if wait + Self.minimumAttemptTime >= budget.remaining { throw failure }
+                sleep(wait)
                 continue
             }
             throw classify(response)
         }
     }
 
+    /// Where a redirect points, for the message: the host and port, never the path or query.
+    static func locationHost(_ location: String, base: URL) -> String {
+        guard let target = URL(string: location, relativeTo: base)?.absoluteURL, let host = target.host else {
+            return "an unreadable location"
+        }
+        let port = target.port.map { ":\($0)" } ?? ""
+        return String((host + port).prefix(100))
+    }
+
     func waitBeforeRetry(attempt: Int, response: HTTPResponse) -> TimeInterval {
         if let text = response.headers["retry-after"]?.trimmingCharacters(in: .whitespaces),
-           let seconds = Int(text), seconds >= 0 {
+           !text.isEmpty, text.utf8.count <= 6, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int(text) {
             return min(TimeInterval(seconds), config.maxWait)
         }
+        if response.headers["retry-after"] != nil { return config.maxWait }  // a date or junk: wait the longest
         return min(TimeInterval(attempt), config.maxWait)
     }
 
@@ -174,7 +337,7 @@ public struct CoinGeckoClient: Sendable {
             if code == 10002 && config.keyValue == nil { return .keyRequired }
             return config.keyValue == nil ? .keyRequired : .keyRejected
         default:
-            return .refused(status: response.status, message: Self.errorMessage(in: response.body))
+            return .refused(status: response.status, message: Self.errorMessage(in: response.body, redacting: secrets))
         }
     }
 
@@ -190,13 +353,18 @@ public struct CoinGeckoClient: Sendable {
         return find(object, depth: 0)
     }
 
-    static func errorMessage(in body: Data) -> String? {
+    /// The server's message, keys redacted before it is shortened (so no part of a key survives).
+    static func errorMessage(in body: Data, redacting secrets: [String]) -> String? {
         guard let dict = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
-        if let s = dict["error"] as? String { return String(s.prefix(200)) }
-        if let status = dict["status"] as? [String: Any], let s = status["error_message"] as? String {
-            return String(s.prefix(200))
-        }
-        return nil
+        var text: String?
+        if let s = dict["error"] as? String { text = s }
+        if text == nil, let status = dict["status"] as? [String: Any], let s = status["error_message"] as? String { text = s }
+        return text.map { String(PriceError.redact($0, secrets).prefix(200)) }
+    }
+
+    static func readingDetail(_ error: JSONReadError, body: Data) -> String {
+        if body.isEmpty { return "an empty body" }
+        return "not the JSON bitpal expected (\(body.count) bytes; \(error.message) at line \(error.line), column \(error.column))"
     }
 
     static func decodingDetail(_ error: Error, body: Data) -> String {

@@ -13,6 +13,46 @@ public enum PriceError: Error, Equatable, Sendable {
     case refused(status: Int, message: String?)
     case badResponse(String)
     case offline
+    /// A 3xx: bitpal follows no redirect (a key must reach only the configured host).
+    case redirected(status: Int, location: String?)
+    /// The reply grew past the cap for its endpoint (bytes, after decompression).
+    case tooLarge(limit: Int)
+    /// No HTTP library could be loaded.
+    case networkUnavailable(String)
+
+    /// The same error with every occurrence of each secret (any case, or percent-encoded)
+    /// replaced by `[redacted]`: servers echo keys back in their messages.
+    public func redacting(_ secrets: [String]) -> PriceError {
+        func clean(_ text: String) -> String { PriceError.redact(text, secrets) }
+        switch self {
+        case let .unreachable(host, detail): return .unreachable(host: clean(host), detail: clean(detail))
+        case let .timedOut(host, seconds): return .timedOut(host: clean(host), seconds: seconds)
+        case let .refused(status, message): return .refused(status: status, message: message.map(clean))
+        case let .badResponse(detail): return .badResponse(clean(detail))
+        case let .redirected(status, location): return .redirected(status: status, location: location.map(clean))
+        case let .networkUnavailable(detail): return .networkUnavailable(clean(detail))
+        case .rateLimited, .serverError, .keyRequired, .keyRejected, .proKeyOnPublicHost, .demoKeyOnProHost, .offline,
+             .tooLarge:
+            return self
+        }
+    }
+
+    /// `text` with each secret replaced by `[redacted]`, whatever its case, and also in percent-encoded form.
+    public static func redact(_ text: String, _ secrets: [String]) -> String {
+        var out = text
+        for secret in secrets where !secret.isEmpty {
+            var forms = [secret]
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+                forms.append(encoded)
+            }
+            for form in forms {
+                while let range = out.range(of: form, options: [.caseInsensitive, .literal]) {
+                    out.replaceSubrange(range, with: "[redacted]")
+                }
+            }
+        }
+        return out
+    }
 }
 
 extension PriceError: CustomStringConvertible {
@@ -23,9 +63,9 @@ extension PriceError: CustomStringConvertible {
         case let .timedOut(host, seconds):
             "the price service at \(host) did not answer within \(seconds) s (set BITPAL_HTTP_TIMEOUT to wait longer)"
         case let .rateLimited(attempts):
-            "the price service is rate-limiting requests (HTTP 429, \(attempts) attempts); try again in a minute, or set COINGECKO_API_KEY to a free demo key for a higher limit"
+            "the price service is rate-limiting requests (HTTP 429, \(attempts) attempt\(attempts == 1 ? "" : "s")); try again in a minute, or set COINGECKO_API_KEY to a free demo key for a higher limit"
         case let .serverError(status, attempts):
-            "the price service failed (HTTP \(status), \(attempts) attempts); try again later"
+            "the price service failed (HTTP \(status), \(attempts) attempt\(attempts == 1 ? "" : "s")); try again later"
         case .keyRequired:
             "the price service wants an API key (HTTP 401): set COINGECKO_API_KEY to a free demo key, or COINGECKO_PRO_API_KEY to a pro key"
         case .keyRejected:
@@ -40,6 +80,22 @@ extension PriceError: CustomStringConvertible {
             "the price service sent a reply bitpal could not read: \(detail)"
         case .offline:
             "offline: not contacting the price service"
+        case let .redirected(status, location):
+            "the price service answered with a redirect (HTTP \(status)" + (location.map { " to \(TextEscaping.escaped($0))" } ?? "")
+                + "); bitpal follows no redirects, so check BITPAL_API_URL"
+        case let .tooLarge(limit):
+            "the price service sent a reply larger than \(PriceError.size(limit)); stopped reading it"
+        case let .networkUnavailable(detail):
+            "cannot use the network: \(detail)"
         }
+    }
+}
+
+extension PriceError {
+    /// `1 MiB`, `32 MiB`, `512 KiB`, or bytes.
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 }
