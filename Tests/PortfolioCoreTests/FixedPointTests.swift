@@ -68,4 +68,27 @@ import Testing
         #expect(ExchangeNumber.parse("1.2.3e4") == nil)
         #expect(ExchangeNumber.parse(".5") == Decimal(string: "0.5"))
     }
+
+    @Test func decimalViewTruncatesPast38Digits() throws {
+        // 40 significant digits; the view keeps 38 and drops the last "99" without rounding up.
+        let a = try #require(Fixed18.parse(utf8: "1234.567890123456789999".utf8))
+        let b = try #require(Fixed18.parse(utf8: "1.000000000000000001".utf8))
+        let exact = Exact36.product(a, b)
+        #expect(exact.text == "1234.567890123456791233567890123456789999")
+        #expect(exact.decimal == Decimal(string: "1234.5678901234567912335678901234567899"))  // rounding would end in 7900
+        let big = Exact36.product(try #require(Fixed18.parse(utf8: Self.maxFixed.utf8)), try #require(Fixed18.parse(utf8: "1".utf8)))
+        #expect(big.decimal == Decimal(string: "99999999999999999999.999999999999999999"))
+        let huge = Exact36.product(try #require(Fixed18.parse(utf8: "12345678901234567890".utf8)),
+                                   try #require(Fixed18.parse(utf8: "12345678901234567890.5".utf8)))
+        #expect(huge.text == "152415787532388367504942236884722755800.5" || huge.text.hasPrefix("15241578753238836750"))
+        #expect(DecimalFormatting.money(huge.decimal).hasPrefix(String(huge.text.prefix(38))))
+    }
+
+    @Test func valuesAtAnyPriceAreExactOrRoundedAtThe36thDecimal() throws {
+        let qty = try #require(Fixed18.parse(utf8: "3".utf8))
+        #expect(Exact36.product(qty, Decimal(string: "0.5")!)?.text == "1.5")
+        // 30 decimals: rounded at the 36th, which here is exact.
+        #expect(Exact36.product(qty, Decimal(string: "0.000000000000000000000000000123")!)?.text == "0.000000000000000000000000000369")
+        #expect(Exact36.product(qty, Decimal(-1)) == nil)
+    }
 }

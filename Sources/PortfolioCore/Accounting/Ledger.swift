@@ -85,6 +85,8 @@ public struct Ledger: Sendable {
 
     /// Σ (proceeds − basisSold) over every sell ever.
     public var realizedPnL: Decimal { realized.decimal }
+    /// The same, exactly.
+    public var realizedExact: Exact36 { realized }
     /// Σ basisSold over every sell ever.
     public var closedCost: Decimal { basisSoldTotal.decimal }
 

@@ -20,21 +20,29 @@ public enum HoldingsSort: String, CaseIterable, Sendable {
 }
 
 /// Open holdings with totals and the age of the prices used.
+///
+/// Totals are summed exactly (`Exact36`) and turned into `Decimal` once, for display: that
+/// conversion keeps 38 significant digits and truncates, so rounding to cents afterwards
+/// gives the same result as rounding the exact sum (for any total below 10^35).
 public struct HoldingsReport: Sendable {
     public var holdings: [Holding]
     /// Oldest quote time among priced holdings.
     public var pricesAsOf: Date?
     public var stale: Bool
-    /// Σ value of the priced holdings.
-    public var totalValue: Decimal
-    /// Σ cost basis of the priced holdings, so that `unrealizedPnL == totalValue − totalCost`.
-    public var totalCost: Decimal
-    public var unrealizedPnL: Decimal
-    /// Holdings without any price, and their cost basis: outside the totals above.
+    /// Holdings without any price: outside the totals.
     public var unpricedCount: Int
-    public var unpricedCost: Decimal
+    /// Exact sums over the priced holdings (value, cost, P&L), and the unpriced holdings' cost.
+    public var exactValue: Exact36, exactCost: Exact36, exactPnL: Exact36, exactUnpricedCost: Exact36
+
+    /// Σ value of the priced holdings.
+    public var totalValue: Decimal { exactValue.decimal }
+    /// Σ cost basis of the priced holdings, so that `unrealizedPnL == totalValue − totalCost`.
+    public var totalCost: Decimal { exactCost.decimal }
+    public var unrealizedPnL: Decimal { exactPnL.decimal }
+    /// Cost basis of the holdings without a price.
+    public var unpricedCost: Decimal { exactUnpricedCost.decimal }
     /// Σ cost basis of every open holding, priced or not.
-    public var openCost: Decimal { totalCost + unpricedCost }
+    public var openCost: Decimal { ((try? exactCost + exactUnpricedCost) ?? .zero).decimal }
     /// `unrealizedPnL / totalCost × 100`; `nil` when nothing priced cost anything.
     public var unrealizedPnLPercentage: Decimal? { Percent.of(unrealizedPnL, totalCost) }
 }
@@ -81,37 +89,33 @@ public struct Reports: Sendable {
     public func holdings(sort: HoldingsSort = .value) -> HoldingsReport {
         var lines: [Holding] = []
         var asOf: Date?
-        var totalValue: Decimal = 0
-        var totalCost: Decimal = 0
-        var unpricedCost: Decimal = 0
-        var unrealized: Decimal = 0
+        var value = Exact36.zero, cost = Exact36.zero, pnl = Exact36.zero, unpricedCost = Exact36.zero
         var unpriced = 0
         for p in ledger.openPositions {
             let quote = prices.latest(p.coinId)
-            var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: p.costBasis,
-                                   avgCost: p.averageCost ?? 0, quote: quote)
-            if let q = quote {
-                let value = p.quantity * q.price
-                let pnl = value - p.costBasis
-                line.currentValue = value
-                line.profitLoss = pnl
-                line.profitLossPercentage = Percent.of(pnl, p.costBasis)
+            let basis = p.lots.costBasis
+            var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: basis.decimal,
+                               avgCost: p.averageCost ?? 0, quote: quote)
+            // A value is exact when the price has at most 18 decimals (every manual price, nearly every
+            // fetched one); otherwise Exact36 takes it rounded at the 36th decimal.
+            if let q = quote, let v = Exact36.product(p.lots.quantity, q.price), let gain = try? v - basis,
+               let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
+                line.currentValue = v.decimal
+                line.profitLoss = gain.decimal
+                line.profitLossPercentage = Percent.of(gain.decimal, basis.decimal)
                 line.stale = PriceBook.isStale(q.time, now: now)
-                totalCost += p.costBasis
-                totalValue += value
-                unrealized += pnl
+                (value, cost, pnl) = (v2, c2, g2)
                 asOf = asOf.map { min($0, q.time) } ?? q.time
             } else {
                 unpriced += 1
-                unpricedCost += p.costBasis
+                unpricedCost = (try? unpricedCost + basis) ?? unpricedCost
             }
             lines.append(line)
         }
         lines.sort(by: Reports.order(sort))
         return HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: asOf.map { PriceBook.isStale($0, now: now) } ?? false,
-            totalValue: totalValue, totalCost: totalCost, unrealizedPnL: unrealized, unpricedCount: unpriced,
-            unpricedCost: unpricedCost)
+            unpricedCount: unpriced, exactValue: value, exactCost: cost, exactPnL: pnl, exactUnpricedCost: unpricedCost)
     }
 
     /// Closed cycles, most recently closed first.
@@ -124,7 +128,7 @@ public struct Reports: Sendable {
 
     public func summary() -> PortfolioSummary {
         let h = holdings(sort: .value)
-        let total = h.unrealizedPnL + ledger.realizedPnL
+        let total = ((try? h.exactPnL + ledger.realizedExact) ?? .zero).decimal
         return PortfolioSummary(
             totalValue: h.totalValue, totalOpenCost: h.openCost, totalClosedCost: ledger.closedCost,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: ledger.realizedPnL, totalPnL: total,

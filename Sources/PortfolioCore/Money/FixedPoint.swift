@@ -227,9 +227,38 @@ public struct Exact36: Hashable, Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The value as a `Decimal` (Decimal keeps 38 significant digits).
+    /// The value as a `Decimal`: exact up to 38 significant digits, truncated toward zero beyond
+    /// (never rounded up), so rounding it to fewer decimals for display matches rounding the exact value.
     public var decimal: Decimal {
         if isZero { return 0 }
-        return Decimal(string: text) ?? 0
+        var digits = text
+        var significant = 0
+        var cut = digits.endIndex
+        for i in digits.indices where digits[i].isNumber {
+            if significant == 0 && digits[i] == "0" { continue }
+            significant += 1
+            if significant > 38 { cut = i; break }
+        }
+        if cut != digits.endIndex {
+            // Past the point, drop the rest; before it, keep the places as zeros.
+            if let point = digits.firstIndex(of: "."), point < cut {
+                digits = String(digits[..<cut])
+            } else {
+                let point = digits.firstIndex(of: ".") ?? digits.endIndex
+                digits = String(digits[..<cut]) + String(repeating: "0", count: digits.distance(from: cut, to: point))
+            }
+        }
+        return Decimal(string: digits) ?? 0
+    }
+
+    /// `a × price` for a `Decimal` price: exact when the price has at most 36 decimals and fits
+    /// below 10^41 (nearly always: 18 digits or fewer); `nil` for a price it cannot hold.
+    public static func product(_ a: Fixed18, _ price: Decimal) -> Exact36? {
+        if let p = Fixed18(price) { return product(a, p) }
+        // More than 18 decimals: scale the price to 36 decimals as an integer, then divide the product by 10^18.
+        guard price >= 0, !price.isNaN else { return nil }
+        let scaled = DecimalFormatting.rounded(price * Decimal(sign: .plus, exponent: 18, significand: 1), scale: 18)
+        guard let p36 = Fixed18(scaled) else { return nil }
+        return try? Exact36.product(a, p36).multiplied(by: Fixed18(units: 1), dividedBy: Fixed18(units: Fixed18.scale))
     }
 }
