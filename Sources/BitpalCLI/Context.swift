@@ -214,6 +214,13 @@ public final class Context {
     func priceClient(_ purpose: NetworkPurpose) throws -> CoinGeckoClient {
         if offline { throw PriceError.offline }
         let override = try httpTimeout()
+        if let base = environment.variables["BITPAL_API_URL"], !base.isEmpty {
+            let scheme = URL(string: base)?.scheme?.lowercased()
+            guard scheme == "http" || scheme == "https", URL(string: base)?.host != nil else {
+                throw CommandFailure("BITPAL_API_URL '\(TextEscaping.escaped(String(base.prefix(100))))' is not an http or https URL",
+                                     code: .usage)
+            }
+        }
         let budget = networkBudget ?? NetworkBudget(
             seconds: override ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
             clock: environment.clock)

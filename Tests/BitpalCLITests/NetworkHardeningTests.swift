@@ -156,7 +156,7 @@ final class NetworkHardeningTests: XCTestCase {
 
     func testTransportErrorsAreRedactedToo() {
         // A key that happens to appear in the URL's host: curl names the host in its error.
-        let s = online(["COINGECKO_API_KEY": "no-such-host-xq"])
+        let s = online(["COINGECKO_API_KEY": "no-such-host-xq", "BITPAL_HTTP_TIMEOUT": "2"])
         s.variables["BITPAL_API_URL"] = "http://no-such-host-xq.invalid/api/v3"
         holdBitcoin(s)
         let r = s.run(["price", "refresh"])
@@ -247,6 +247,17 @@ final class NetworkHardeningTests: XCTestCase {
         for good in ["1", "600", ""] {
             s.variables["BITPAL_HTTP_TIMEOUT"] = good
             XCTAssertEqual(s.run(["price", "refresh", "--quiet"]).code, .success, good)
+        }
+    }
+
+    func testTheServiceURLMustBeHTTP() {
+        let s = online()
+        holdBitcoin(s)
+        for bad in ["file:///etc/passwd", "ftp://127.0.0.1/api", "127.0.0.1:8080", "http://"] {
+            s.variables["BITPAL_API_URL"] = bad
+            let r = s.run(["price", "refresh"])
+            XCTAssertEqual(r.code, .usage, "\(bad): \(r)")
+            XCTAssertTrue(r.err.hasPrefix("error: BITPAL_API_URL '"), r.err)
         }
     }
 

@@ -44,7 +44,7 @@ struct CoinsUpdateCommand: Command {
     static let spec = CommandSpec(
         name: "coins update", summary: "Fetch the price service's full coin list into the catalog cache",
         group: "Coins and watchlist",
-        details: "The cache (coins.json) is kept 7 days and refreshed by itself when a coin cannot be resolved.\nExit 3 if the service fails.",
+        details: "The cache (coins.json) is kept 7 days and refreshed by itself (within 3 s) when a coin cannot be\nresolved and no known coin is close. Gives up after 30 s (BITPAL_HTTP_TIMEOUT changes that).\nExit 3 if the service fails.",
         examples: ["bitpal coins update"])
 
     init(parsing a: inout ArgumentList) throws {}

@@ -269,7 +269,7 @@ public struct CoinGeckoClient: Sendable {
         components?.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
         guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host != nil else {
-            throw .badResponse("BITPAL_API_URL '\(TextEscaping.escaped(config.baseURL))' is not an http or https URL")
+            throw .unreachable(host: config.host, detail: "'\(TextEscaping.escaped(config.baseURL))' is not an http or https URL")
         }
         var headers = ["accept": "application/json", "user-agent": "bitpal"]
         if let h = config.keyHeader, let v = config.keyValue { headers[h] = v }

@@ -51,7 +51,8 @@ public struct CurlTransport: HTTPTransport {
         }
 
         // The whole request, connecting included, within `timeout` (at least 1 ms, at most an hour).
-        let millis = Int((min(max(request.timeout, 0.001), 3600) * 1000).rounded(.up))
+        let seconds = request.timeout.isFinite ? min(max(request.timeout, 0.001), 3600) : 30
+        let millis = Int((seconds * 1000).rounded(.up))
         var failedOption: Int32?
         func set(_ option: Int32, _ value: Int) {
             if curl.setoptLong(handle, option, value) != 0 && failedOption == nil { failedOption = option }
@@ -202,8 +203,13 @@ final class CurlLibrary: @unchecked Sendable {
     private let slistAppendC: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> OpaquePointer?
     let slistFreeAll: @convention(c) (OpaquePointer?) -> Void
 
-    /// `libcurl.so.4`, loaded and initialised on first use.
-    static let shared: Result<CurlLibrary, TransportError> = load("libcurl.so.4")
+    /// `libcurl.so.4` (Debian's OpenSSL flavour, package libcurl4), else its GnuTLS flavour;
+    /// loaded and initialised on first use.
+    static let shared: Result<CurlLibrary, TransportError> = {
+        let first = load("libcurl.so.4")
+        if case .failure = first, case let .success(other) = load("libcurl-gnutls.so.4") { return .success(other) }
+        return first
+    }()
 
     static func load(_ name: String) -> Result<CurlLibrary, TransportError> {
         guard let lib = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
