@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// bitpal has no package dependencies on purpose: Foundation, Dispatch, Glibc,
-// FoundationNetworking, XCTest and Swift Testing only (a tool with zero supply chain).
+// bitpal has no package dependencies on purpose: Foundation, Dispatch, Glibc, XCTest and
+// Swift Testing only (a tool with zero supply chain). HTTP goes through the system's libcurl,
+// loaded at run time, so FoundationNetworking is not linked and a static build needs nothing more.
 let package = Package(
     name: "bitpal",
     products: [
@@ -11,7 +12,7 @@ let package = Package(
         .executable(name: "bitpal-bench", targets: ["bitpal-bench"]),
     ],
     targets: [
-        // Models, Decimal accounting, the JSON file store and the price client.
+        // Models, exact accounting, the JSON file store and the price client.
         // Knows nothing of argv, stdout or exit codes.
         .target(name: "PortfolioCore"),
         // The command table, argument parsing, rendering and exit codes.

@@ -36,7 +36,12 @@ struct HoldingsCommand: Command {
         name: "holdings", summary: "What you own, what it cost and your unrealized P&L",
         options: [OptionSpec("--sort", "ORDER", "value (default), pnl, name or amount", choices: HoldingsSort.allCases.map(\.rawValue))],
         group: "Reports",
-        details: "Prices older than 60 seconds are refreshed first unless --offline; if that fails,\nthe cached prices are used with a warning. Prices older than 60 minutes are marked stale.",
+        details: """
+        Prices older than 60 seconds are refreshed first unless --offline, within about 3 seconds
+        (BITPAL_HTTP_TIMEOUT sets it); if that fails, the cached prices are used with a warning, and
+        for 5 minutes the next reports go straight to the cache. Prices older than 60 minutes are
+        marked stale. Totals cover the priced holdings; the unpriced ones are counted apart.
+        """,
         examples: ["bitpal holdings", "bitpal holdings --sort pnl", "bitpal holdings --json --offline"])
 
     var sort: HoldingsSort
