@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -271,5 +272,27 @@ enum Gzip {
             if used > 0 { bytes.append(UInt8(current)) }
             return bytes
         }
+    }
+}
+
+/// A test case with a fake price service started for each test and a sandbox pointed at it.
+class FakeServiceTestCase: XCTestCase {
+    var server: FakeCoinGecko!
+
+    override func setUpWithError() throws {
+        server = try FakeCoinGecko()
+    }
+
+    override func tearDown() {
+        server.stop()
+        server = nil
+    }
+
+    /// A sandbox that may use the network, talking to this test's fake service.
+    func online(_ extra: [String: String] = [:]) -> Sandbox {
+        let s = Sandbox(offline: false)
+        s.variables["BITPAL_API_URL"] = server.baseURL
+        for (k, v) in extra { s.variables[k] = v }
+        return s
     }
 }

@@ -7,25 +7,7 @@ import Glibc
 #endif
 
 /// What a hostile or broken price server can do, against the fake on 127.0.0.1 (issue #9).
-final class NetworkHardeningTests: XCTestCase {
-    var server: FakeCoinGecko!
-
-    override func setUpWithError() throws {
-        server = try FakeCoinGecko()
-    }
-
-    override func tearDown() {
-        server.stop()
-        server = nil
-    }
-
-    func online(_ extra: [String: String] = [:]) -> Sandbox {
-        let s = Sandbox(offline: false)
-        s.variables["BITPAL_API_URL"] = server.baseURL
-        for (k, v) in extra { s.variables[k] = v }
-        return s
-    }
-
+final class NetworkHardeningTests: FakeServiceTestCase {
     func holdBitcoin(_ s: Sandbox) {
         s.ok(["--offline", "add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
     }

@@ -4,25 +4,7 @@ import PortfolioCore
 import XCTest
 
 /// The price client and `price refresh` / auto-refresh against a fake CoinGecko on 127.0.0.1.
-final class PriceTests: XCTestCase {
-    var server: FakeCoinGecko!
-
-    override func setUpWithError() throws {
-        server = try FakeCoinGecko()
-    }
-
-    override func tearDown() {
-        server.stop()
-        server = nil
-    }
-
-    func online(_ extra: [String: String] = [:]) -> Sandbox {
-        let s = Sandbox(offline: false)
-        s.variables["BITPAL_API_URL"] = server.baseURL
-        for (k, v) in extra { s.variables[k] = v }
-        return s
-    }
-
+final class PriceTests: FakeServiceTestCase {
     func holdSome(_ s: Sandbox) {
         s.ok(["--offline", "add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
         s.ok(["--offline", "add", "buy", "shib", "100000000", "0.000001", "--date", "2024-01-01"])

@@ -112,17 +112,22 @@ private final class Transfer {
     var headersTooLarge = false
 
     init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
+
+    /// What every curl callback starts with: the transfer behind `context` and the byte count
+    /// `size × count`; `nil` (so the callback returns 0) for no data, no context or an overflow.
+    static func callback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                         _ context: UnsafeMutableRawPointer?) -> (Transfer, Int)? {
+        guard let context, data != nil else { return nil }
+        let (n, overflow) = size.multipliedReportingOverflow(by: count)
+        guard !overflow, n > 0 else { return nil }
+        return (Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue(), n)
+    }
 }
 
 /// curl's write callback: appends decompressed body bytes; returning less than given aborts (CURLE_WRITE_ERROR).
 private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, context in
-    guard let context else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let (n, overflow) = size.multipliedReportingOverflow(by: count)
-    guard !overflow else { return 0 }
-    if n == 0 { return 0 }
-    guard let data else { return 0 }
+    guard let (transfer, n) = Transfer.callback(data, size, count, context) else { return 0 }
     if n > transfer.maxBodyBytes - transfer.body.count {
         transfer.bodyTooLarge = true
         return 0
@@ -134,12 +139,7 @@ private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
 /// curl's header callback: one header line per call, the status line of each response first.
 private let curlWriteHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, context in
-    guard let context else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let (n, overflow) = size.multipliedReportingOverflow(by: count)
-    guard !overflow else { return 0 }
-    if n == 0 { return 0 }
-    guard let data else { return 0 }
+    guard let (transfer, n) = Transfer.callback(data, size, count, context) else { return 0 }
     transfer.headerBytes += n
     if transfer.headerBytes > CurlTransport.maxHeaderBytes {
         transfer.headersTooLarge = true
