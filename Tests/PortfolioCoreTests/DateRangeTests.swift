@@ -83,8 +83,13 @@ import Testing
         #expect(try DateInput.parse("2024-07-01T10:00:30.250")?.start(in: utc, now: now) == day("2024-07-01T10:00:30.250Z"))
         // An offsetless local time is exact, whatever the zone's day boundaries.
         #expect(try DateInput.parse("2024-01-01T10:00")?.end(in: berlin, now: now) == day("2024-01-01T09:00:00Z"))
+        // With a zone after a short time, it is that instant.
+        #expect(try DateInput.parse("2024-01-01T10:00Z")?.start(in: berlin, now: now) == day("2024-01-01T10:00:00Z"))
+        #expect(try DateInput.parse("2024-01-01 10:00+01:00")?.start(in: utc, now: now) == day("2024-01-01T09:00:00Z"))
+        #expect(try DateInput.parse("2024-01-01 10:00:30.5-0130")?.start(in: utc, now: now) == day("2024-01-01T11:30:30.500Z"))
         for bad in ["2024-01-01T10", "2024-01-01T10:", "2024-01-01T10:0", "2024-01-01 25:00", "2024-01-01T10:00:",
-                    "2024-01-01T10:00:00.", "2024-01-01T10:00 ", "2024-01-01_10:00", "2024-01-01 10:00:61"] {
+                    "2024-01-01T10:00:00.", "2024-01-01T10:00 ", "2024-01-01_10:00", "2024-01-01 10:00:61",
+                    "2024-01-01T10:00+01:", "2024-01-01T10:00Zz", "2024-01-01T10:00:00.5x", "2024-01-01T10:00 Z"] {
             #expect(DateInput.parse(bad) == nil, "\(bad)")
         }
     }
