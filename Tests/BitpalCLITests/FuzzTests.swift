@@ -17,7 +17,16 @@ final class FuzzTests: XCTestCase {
                      "--type", "--size", "--format", "--output", "--dry-run", "--quiet", "--", "-", "-5", "0", "1", "0.5",
                      "1e5", "12abc", "1,5", "2024-01-01", "2030-01-01", "2024-02-30", "", " ", "\u{1b}[31m", "\n", "é", "🚀",
                      String(repeating: "9", count: 45), "0.0000000000000000001", "--data-dir", "--offline", "--help", "-h",
-                     "--version", "--no-color", "value", "pnl", "name", "csv", "json", "small", "large", "--fee=1", "--json=1"]
+                     "--version", "--no-color", "value", "pnl", "name", "csv", "json", "small", "large", "--fee=1", "--json=1",
+                     // Dates at and past the limits, local forms, broken offsets.
+                     "1900-01-01T00:00:00Z", "1900-01-01T00:00:00.001Z", "1899-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z",
+                     "0000-01-01T00:00:00+00:30", "1900-01-01", "1899-12-31", "9999-12-31", "0001-01-01", "today", "yesterday",
+                     "2024-01-01 10:00", "2024-01-01T10:00:30.5", "2024-01-01T00:00:00+01:", "2024-01-01T00:00:00+01",
+                     "1900-01-01T00:30:00+01:00",
+                     // Huge and tiny numbers, at and past the limits.
+                     String(repeating: "9", count: 20), String(repeating: "9", count: 21), String(repeating: "9", count: 166),
+                     String(repeating: "1", count: 167), "99999999999999999999.999999999999999999", "0.000000000000000001",
+                     "0." + String(repeating: "0", count: 200) + "1", "00000000000000000000001", "1" + String(repeating: "0", count: 400)]
         let ids = try s.loadPortfolio().transactions.map { String(UUIDText.lowercased($0.id).prefix(6)) }
         for _ in 0..<3000 {
             let n = Int(g.next() % 7)
@@ -33,13 +42,24 @@ final class FuzzTests: XCTestCase {
             }
         }
         XCTAssertNoThrow(try s.loadPortfolio())
+        // Whatever was accepted, every command can read the store and the JSON round-trips.
+        for command in [["list"], ["list", "--json"], ["holdings"], ["closed"], ["summary"], ["export"], ["export", "--format", "json"]] {
+            XCTAssertEqual(s.run(command).code, .success, "\(command)")
+        }
+        let exported = s.ok(["export", "--format", "json"]).out
+        let copy = Sandbox()
+        XCTAssertEqual(copy.run(["import", "-", "--format", "json"], stdin: exported).code, .success)
+        XCTAssertEqual(copy.ok(["export", "--format", "json"]).out, exported)
     }
 
     func testMalformedCSVAndJSONImports() throws {
         var g = SplitMix(seed: 7)
         let pieces = ["type,coin,amount,price,date\n", "buy,btc,1,100,2024-01-01\n", "sell,btc,5,1,2024-01-02\n", "\"", "\"\"", ",",
                       "\r\n", "\n", "x", "buy", "1e5", "-1", "\u{FEFF}", "🚀", "\u{0}", "2024-13-01", "0.0000000000000000001",
-                      "[", "]", "{", "}", "\"amount\":", "null", "\"coinId\": \"bitcoin\"", "\\u12", "\\\""]
+                      "[", "]", "{", "}", "\"amount\":", "null", "\"coinId\": \"bitcoin\"", "\\u12", "\\\"",
+                      "buy,btc,1,100,1900-01-01T00:00:00Z\n", "buy,btc,1,100,0000-01-01T00:00:00+00:30\n", "9999-12-31T23:59:59.999Z",
+                      "1899-12-31", "2024-01-01 10:00", "today", String(repeating: "9", count: 166), "0.000000000000000001",
+                      "99999999999999999999.999999999999999999", "\"date\": \"1900-01-01T00:30:00+01:00\"", "1-2.3.4e+-", "\"a\":1,\"a\":2"]
         let s = Sandbox()
         s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
         let before = s.storeBytes

@@ -83,8 +83,13 @@ import Testing
         #expect(try DateInput.parse("2024-07-01T10:00:30.250")?.start(in: utc, now: now) == day("2024-07-01T10:00:30.250Z"))
         // An offsetless local time is exact, whatever the zone's day boundaries.
         #expect(try DateInput.parse("2024-01-01T10:00")?.end(in: berlin, now: now) == day("2024-01-01T09:00:00Z"))
+        // With a zone after a short time, it is that instant.
+        #expect(try DateInput.parse("2024-01-01T10:00Z")?.start(in: berlin, now: now) == day("2024-01-01T10:00:00Z"))
+        #expect(try DateInput.parse("2024-01-01 10:00+01:00")?.start(in: utc, now: now) == day("2024-01-01T09:00:00Z"))
+        #expect(try DateInput.parse("2024-01-01 10:00:30.5-0130")?.start(in: utc, now: now) == day("2024-01-01T11:30:30.500Z"))
         for bad in ["2024-01-01T10", "2024-01-01T10:", "2024-01-01T10:0", "2024-01-01 25:00", "2024-01-01T10:00:",
-                    "2024-01-01T10:00:00.", "2024-01-01T10:00 ", "2024-01-01_10:00", "2024-01-01 10:00:61"] {
+                    "2024-01-01T10:00:00.", "2024-01-01T10:00 ", "2024-01-01_10:00", "2024-01-01 10:00:61",
+                    "2024-01-01T10:00+01:", "2024-01-01T10:00Zz", "2024-01-01T10:00:00.5x", "2024-01-01T10:00 Z"] {
             #expect(DateInput.parse(bad) == nil, "\(bad)")
         }
     }
@@ -100,5 +105,35 @@ import Testing
         let nov5 = day("2018-11-05T12:00:00Z")
         #expect(try DateInput.parse("yesterday")?.start(in: saoPaulo, now: nov5) == day("2018-11-04T03:00:00Z"))
         #expect(DateInput.parse("tomorrow") == nil)
+    }
+
+    /// The fast path of `startOfDay` gives what Calendar gives, on every day of two years in zones
+    /// whose clocks change at midnight (or by odd amounts), and on sampled days in every zone.
+    @Test func startOfDayAgreesWithCalendar() throws {
+        func reference(_ day: (Int64, Int64, Int64), _ zone: TimeZone) -> Date? {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            return calendar.date(from: DateComponents(year: Int(day.0), month: Int(day.1), day: Int(day.2), hour: 12))
+                .map { calendar.startOfDay(for: $0) }
+        }
+        let tricky = ["America/Sao_Paulo", "America/Havana", "America/Santiago", "America/Asuncion", "Asia/Beirut", "Asia/Amman",
+                      "Asia/Tehran", "Africa/Cairo", "Australia/Lord_Howe", "Pacific/Chatham", "America/Godthab", "Europe/Berlin",
+                      "America/New_York", "Asia/Gaza", "America/Scoresbysund", "Atlantic/Azores", "Pacific/Apia", "Asia/Damascus"]
+        let start = ISODate.adding(days: 0, to: (2017, 12, 1))
+        for id in tricky {
+            let zone = try #require(TimeZone(identifier: id))
+            for n in 0..<800 {
+                let day = ISODate.adding(days: Int64(n), to: start)
+                #expect(ISODate.startOfDay(day, in: zone) == reference(day, zone), "\(id) \(day)")
+            }
+        }
+        var g = SeededRandom(seed: 11)
+        for id in TimeZone.knownTimeZoneIdentifiers {
+            guard let zone = TimeZone(identifier: id) else { continue }
+            for _ in 0..<8 {
+                let day = ISODate.adding(days: Int64(g.below(80_000)), to: (1901, 1, 1))
+                #expect(ISODate.startOfDay(day, in: zone) == reference(day, zone), "\(id) \(day)")
+            }
+        }
     }
 }

@@ -130,6 +130,17 @@ indirect enum Tree: Equatable {
         #expect((try? Tree.parse(Array("[{\"a\": {\"a\": 1}}, {\"a\": 2}, {\"b\": [{\"a\": 1}], \"a\": 0}]".utf8)).get()) != nil)
     }
 
+    @Test func largeObjectsStayLinearAndStillCatchDuplicates() throws {
+        let n = 50_000
+        let members = (0..<n).map { "\"k\($0)\": {\"x\": 1, \"k\($0)\": [\($0)]}" }
+        let start = ContinuousClock.now
+        let tree = try Tree.parse(Array(("{" + members.joined(separator: ",\n") + "}").utf8)).get()
+        #expect(ContinuousClock.now - start < .seconds(10))
+        if case let .object(keys, _) = tree { #expect(keys.count == n) } else { Issue.record("not an object") }
+        refuses("{" + members.joined(separator: ",\n") + ",\n\"k777\": 0}", "duplicate key \"k777\"", line: n + 1)
+        refuses("{" + members.prefix(40).joined(separator: ",\n") + ",\n\"k3\": 0}", "duplicate key \"k3\"", line: 41)
+    }
+
     @Test func invalidUTF8IsRefusedNotReplaced() {
         for bytes: [UInt8] in [[0xC3, 0x28], [0xFF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xC0, 0xAF]] {
             let doc: [UInt8] = Array("{\"k\":\n \"ok ".utf8) + bytes + Array("\"}".utf8)

@@ -36,13 +36,13 @@ struct DemoCommand: Command {
         ("pepe", "0.00001876"), ("solana", "168.4"),
     ]
 
-    static func samplePortfolio(now: Date) throws -> Portfolio {
+    static func samplePortfolio(now: Date, zone: TimeZone) throws -> Portfolio {
         var p = Portfolio()
         for (day, coin, type, amount, price, fee, note) in trades {
             guard let parts = ISODate.parseDay(utf8: day.utf8) else { continue }
             p.transactions.append(Transaction(
                 coinId: coin, type: type, amount: try Decimal(parsing: amount), pricePerCoin: try Decimal(parsing: price),
-                fee: try Decimal(parsing: fee), date: ISODate.startOfDay(parts, in: TimeZone(identifier: "UTC") ?? .current),
+                fee: try Decimal(parsing: fee), date: ISODate.startOfDay(parts, in: zone),
                 notes: note))
         }
         for (coin, price) in prices {
@@ -64,7 +64,7 @@ struct DemoCommand: Command {
         }
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
         let store = PortfolioStore(directory: folder)
-        let sample = try Self.samplePortfolio(now: context.now)
+        let sample = try Self.samplePortfolio(now: context.now, zone: context.timeZone)
         try store.update { portfolio in
             try portfolio.add(sample.transactions, now: context.now)
             portfolio.manualPrices = sample.manualPrices

@@ -3,7 +3,7 @@ import PortfolioCore
 
 /// Options shared by `add` and `edit`.
 enum TransactionOptions {
-    static let date = OptionSpec("--date", "DATE", "when it happened: YYYY-MM-DD (local midnight) or ISO 8601 time; default now")
+    static let date = OptionSpec("--date", "DATE", "when it happened: YYYY-MM-DD, today or yesterday (from local midnight), a local time (2024-01-31 14:00), or ISO 8601 with Z or an offset; default now")
     static let fee = OptionSpec("--fee", "FEE", "fee paid in USD (default 0)")
     static let note = OptionSpec("--note", "TEXT", "a note to keep with it")
     static let types = TransactionType.allCases.map(\.rawValue)

@@ -123,9 +123,19 @@ public enum CSV {
     }
 
     /// One field, quoted when it holds a comma, a quote or a line break.
+    ///
+    /// Works on bytes, not `Character`s: `"\r\n"` is one Character (neither `"\r"` nor `"\n"`),
+    /// and so is a quote followed by a combining mark, and both must still be quoted.
     public static func escape(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard field.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return field }
+        var out: [UInt8] = [34]
+        out.reserveCapacity(field.utf8.count + 8)
+        for b in field.utf8 {
+            if b == 34 { out.append(34) }
+            out.append(b)
+        }
+        out.append(34)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -43,7 +43,7 @@ public enum FileSystem {
             throw StoreError(path: path, reason: .unreadable("it is \(kind), not a regular file"))
         }
         func tooLarge() -> StoreError {
-            StoreError(path: path, reason: .unreadable("it is larger than \(sizeText(limit)), more than bitpal ever writes there"))
+            StoreError(path: path, reason: .unreadable("it is larger than \(sizeText(limit)), the most bitpal reads from such a file"))
         }
         if Int64(st.st_size) > Int64(limit) { throw tooLarge() }
         var buffer = ByteBuffer(capacity: min(max(Int(st.st_size), 0), limit) + 1)

@@ -106,7 +106,7 @@ public enum ISODate {
     }
 
     /// `Z`, `z`, `±HH`, `±HH:MM` or `±HHMM` at `i`: the offset in seconds and where it ends.
-    private static func parseOffset(_ b: Bytes, _ start: Int) -> (Int64, Int)? {
+    static func parseOffset(_ b: Bytes, _ start: Int) -> (Int64, Int)? {
         var i = start
         if b[i] == 90 || b[i] == 122 { return (0, i + 1) }
         guard b[i] == 43 || b[i] == 45 else { return nil }
@@ -141,6 +141,16 @@ public enum ISODate {
         if parts.0 < 1800 || parts.0 > 9999 {
             let utcMidnight = Date(timeIntervalSince1970: TimeInterval(dayNumber * 86_400))
             return utcMidnight.addingTimeInterval(-TimeInterval(timeZone.secondsFromGMT(for: utcMidnight)))
+        }
+        // Fast path (about 50 times cheaper than Calendar, for imports of many bare days): the
+        // zone's offset gives an instant that reads 00:00 on that day, and the offset was the same
+        // three hours before (no clock change just before it, so midnight did not come earlier).
+        let midnight = dayNumber * 86_400
+        func offset(_ t: Int64) -> Int64 { Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t)))) }
+        var guess = midnight - offset(midnight)
+        guess = midnight - offset(guess)
+        if guess + offset(guess) == midnight, offset(guess - 10_800) == midnight - guess {
+            return Date(timeIntervalSince1970: TimeInterval(guess))
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
@@ -306,29 +316,33 @@ public enum DateInput: Equatable, Sendable {
             if word == "yesterday" { return .relativeDay(-1) }
         }
         if let ms = ISODate.parseTimestampMillis(utf8: s) { return .instant(ISODate.date(millis: ms)) }
-        // A local time: `YYYY-MM-DD`, `T`/`t`/space, `HH:MM`, optional `:SS`, optional `.fff…`.
+        // A local time: `YYYY-MM-DD`, `T`/`t`/space, `HH:MM`, optional `:SS`, optional `.fff…`;
+        // with a zone after it (`2024-01-31 14:00Z`, `…T14:00+01:00`) it is that instant instead.
         guard b.count >= 16, b[10] == 84 || b[10] == 116 || b[10] == 32, b[13] == 58,
               let parts = ISODate.parseDay(utf8: UnsafeBufferPointer(rebasing: s[0..<10])),
               let hh = ISODate.digits(b, 11, 2), let mi = ISODate.digits(b, 14, 2), hh < 24, mi < 60 else { return nil }
         var i = 16
         var ss: Int64 = 0, ms: Int64 = 0
-        if i < b.count {
-            guard b[i] == 58, let sec = ISODate.digits(b, i + 1, 2), sec < 60 else { return nil }
+        if i < b.count, b[i] == 58 {
+            guard let sec = ISODate.digits(b, i + 1, 2), sec < 60 else { return nil }
             ss = sec
             i += 3
-            if i < b.count {
-                guard b[i] == 46 else { return nil }
+            if i < b.count, b[i] == 46 {
                 i += 1
                 var n = 0
                 while i < b.count, b[i] >= 48, b[i] <= 57 {
                     if n < 3 { ms = ms * 10 + Int64(b[i] - 48) }
                     n += 1; i += 1
                 }
-                guard n > 0, i == b.count else { return nil }
+                guard n > 0 else { return nil }
                 while n < 3 { ms *= 10; n += 1 }
             }
         }
-        return .localTime(parts.0, parts.1, parts.2, millisOfDay: ((hh * 60 + mi) * 60 + ss) * 1000 + ms)
+        let millisOfDay = ((hh * 60 + mi) * 60 + ss) * 1000 + ms
+        if i == b.count { return .localTime(parts.0, parts.1, parts.2, millisOfDay: millisOfDay) }
+        guard let (offset, end) = ISODate.parseOffset(b, i), end == b.count else { return nil }
+        let utc = ISODate.days(fromCivil: parts.0, parts.1, parts.2) * 86_400_000 + millisOfDay - offset * 1000
+        return .instant(ISODate.date(millis: utc))
     }
 
     private static func asciiLowercased(_ s: UnsafeBufferPointer<UInt8>) -> String? {

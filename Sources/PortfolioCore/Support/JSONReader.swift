@@ -75,6 +75,8 @@ public struct JSONReader {
     private var keyBytes: [UInt8] = []
     private var keyRanges: [(start: Int, count: Int)] = []
     private var keyFrames: [Int] = []
+    /// For objects with many keys, their keys as a set, by nesting depth.
+    private var largeObjectKeys: [Int: Set<[UInt8]>] = [:]
 
     /// Reads a copy of `source`.
     public init(bytes source: [UInt8]) {
@@ -109,6 +111,7 @@ public struct JSONReader {
     /// Closes the innermost container and forgets its keys.
     private mutating func leave() {
         firstInContainer.removeLast()
+        if !largeObjectKeys.isEmpty { largeObjectKeys[keyFrames.count - 1] = nil }
         if let frame = keyFrames.popLast(), frame < keyRanges.count {
             keyBytes.removeSubrange(keyRanges[frame].start...)
             keyRanges.removeSubrange(frame...)
@@ -117,25 +120,41 @@ public struct JSONReader {
 
     /// Refuses `key` if the innermost object already had it (RFC 8259 leaves duplicates to the
     /// reader; bitpal refuses them rather than let one silently win). Objects are small, so a
-    /// linear scan of the keys seen so far is cheapest.
+    /// linear scan of the keys seen so far is cheapest; an object past 32 keys (not one bitpal
+    /// writes) switches to a hash set, so a hostile file cannot make this quadratic.
     private mutating func remember(_ key: UnsafeBufferPointer<UInt8>, at keyStart: Int) throws(JSONReadError) {
-        let frame = keyFrames[keyFrames.count - 1]
+        let depth = keyFrames.count - 1
+        let frame = keyFrames[depth]
+        if keyRanges.count - frame >= JSONReader.linearKeyLimit {
+            if largeObjectKeys[depth] == nil {
+                var set = Set<[UInt8]>()
+                for r in keyRanges[frame...] { set.insert(Array(keyBytes[r.start..<(r.start + r.count)])) }
+                largeObjectKeys[depth] = set
+            }
+            if largeObjectKeys[depth]?.insert(Array(key)).inserted == false { throw duplicate(key, at: keyStart) }
+            return
+        }
         var i = frame
         while i < keyRanges.count {
             let seen = keyRanges[i]
             if seen.count == key.count {
-                let same = keyBytes.withUnsafeBufferPointer { stored in
-                    key.count == 0 || memcmp(stored.baseAddress! + seen.start, key.baseAddress!, key.count) == 0
+                let same = keyBytes.withUnsafeBufferPointer { stored -> Bool in
+                    guard let a = stored.baseAddress, let b = key.baseAddress else { return key.isEmpty }
+                    return memcmp(a + seen.start, b, key.count) == 0
                 }
-                if same {
-                    position = keyStart
-                    throw error("duplicate key \"\(TextEscaping.escaped(String(decoding: key, as: UTF8.self)))\"")
-                }
+                if same { throw duplicate(key, at: keyStart) }
             }
             i += 1
         }
         keyRanges.append((keyBytes.count, key.count))
         keyBytes.append(contentsOf: key)
+    }
+
+    private static let linearKeyLimit = 32
+
+    private mutating func duplicate(_ key: UnsafeBufferPointer<UInt8>, at keyStart: Int) -> JSONReadError {
+        position = keyStart
+        return error("duplicate key \"\(TextEscaping.escaped(String(decoding: key, as: UTF8.self)))\"")
     }
 
     /// The next key of the current object, or `nil` after its closing `}`.
