@@ -96,7 +96,7 @@ public struct CLI {
             return try command.run(context)
         } catch let e as PortfolioError {
             // Coins are named one way in every message: symbol and name.
-            throw CommandFailure(e.description(naming: context.coinLabel))
+            throw CommandFailure(e.description(names: context.names))
         }
     }
 

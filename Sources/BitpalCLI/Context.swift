@@ -121,6 +121,12 @@ public final class Context {
         return c.name == c.id && c.symbol == c.id ? symbol : "\(symbol) (\(TextEscaping.escaped(c.name)))"
     }
 
+    /// How the core's messages name coins and dates for this reader.
+    var names: MessageNames {
+        let zone = timeZone
+        return MessageNames(coin: { [unowned self] in coinLabel($0) }, date: { Human.whenLabelled($0, in: zone) })
+    }
+
     /// A `@Sendable` lookup for reports over `ids` (reads the cached list only if a built-in lookup misses).
     func coinLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> Coin {
         var table: [String: Coin] = [:]

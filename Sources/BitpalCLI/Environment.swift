@@ -9,7 +9,8 @@ public struct Environment {
     public var variables: [String: String]
     public var now: () -> Date
     public var stdoutIsTerminal: Bool
-    public var readStandardInput: () -> [UInt8]
+    /// Everything on standard input (for `import -`); throws past the read cap or on a read error.
+    public var readStandardInput: () throws -> [UInt8]
     /// Waits between retries; tests pass a recorder instead of sleeping.
     public var sleep: (TimeInterval) -> Void
     /// Sends HTTP requests to the price service.
@@ -19,7 +20,7 @@ public struct Environment {
 
     public init(
         variables: [String: String], now: @escaping () -> Date, stdoutIsTerminal: Bool = false,
-        readStandardInput: @escaping () -> [UInt8] = { [] }, sleep: @escaping (TimeInterval) -> Void = { _ in },
+        readStandardInput: @escaping () throws -> [UInt8] = { [] }, sleep: @escaping (TimeInterval) -> Void = { _ in },
         transport: any HTTPTransport = CurlTransport()
     ) {
         self.variables = variables
@@ -36,7 +37,7 @@ public struct Environment {
             variables: ProcessInfo.processInfo.environment,
             now: { Date() },
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
-            readStandardInput: { (try? FileSystem.readAll(fd: STDIN_FILENO)) ?? [] },
+            readStandardInput: { try FileSystem.readAll(fd: STDIN_FILENO) },
             sleep: { seconds in if seconds > 0 { Thread.sleep(forTimeInterval: seconds) } },
             transport: CurlTransport())
     }

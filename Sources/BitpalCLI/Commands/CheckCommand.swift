@@ -8,7 +8,7 @@ extension Context {
         if !checked.problems.isEmpty, let store = try? store() {
             let lines = (try? store.transactionLines()) ?? []
             let n = checked.problems.count
-            let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, naming: coinLabel) }.joined(separator: "; ")
+            let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }.joined(separator: "; ")
             warn("\(store.path) breaks \(n) rule\(n == 1 ? "" : "s") (\(first)\(n > 2 ? "; …" : "")); "
                 + "\(n == 1 ? "that record is" : "those records are") left out of this report: run 'bitpal check'")
         }
@@ -49,7 +49,7 @@ struct CheckCommand: Command {
             portfolioReport.summary = "\(n) transaction\(n == 1 ? "" : "s")"
             for p in problems {
                 portfolioReport.problems.append((p.index < lines.count ? lines[p.index] : nil, p.rule.rawValue,
-                                                 PortfolioStore.describe(p, lines: lines, naming: context.coinLabel)))
+                                                 PortfolioStore.describe(p, lines: lines, names: context.names)))
             }
         } catch {
             portfolioReport.problems.append((Self.line(of: error), "unreadable", error.description))

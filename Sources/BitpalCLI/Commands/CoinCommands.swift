@@ -80,7 +80,7 @@ struct WatchAddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let resolved = try coins.map { try context.resolveCoin($0) }
         let now = context.now
-        let (added, skipped): ([Coin], [Coin]) = try context.store().update(now: now, naming: context.coinLabel) { portfolio in
+        let (added, skipped): ([Coin], [Coin]) = try context.store().update(now: now, names: context.names) { portfolio in
             var seen = Set(portfolio.watchlist.map(\.coinId))
             var added: [Coin] = [], skipped: [Coin] = []
             for c in resolved {
@@ -119,7 +119,7 @@ struct WatchRemoveCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let resolved = try coins.map { try context.resolveCoin($0) }
-        try context.store().update(now: context.now, naming: context.coinLabel) { portfolio in
+        try context.store().update(now: context.now, names: context.names) { portfolio in
             for c in resolved {
                 guard let i = portfolio.watchlist.firstIndex(where: { $0.coinId == c.id }) else {
                     throw PortfolioError.notWatched(coinId: c.id)

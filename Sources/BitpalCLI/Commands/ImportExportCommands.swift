@@ -50,7 +50,7 @@ struct ImportCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let bytes: [UInt8]
         if source == "-" {
-            bytes = context.environment.readStandardInput()
+            bytes = try context.environment.readStandardInput()
         } else {
             let path = try DataLocation.resolve(explicit: source, environment: context.environment.variables)
             guard let read = try FileSystem.read(path, allowStreams: true) else { throw CommandFailure("cannot read \(source): no such file") }
@@ -90,7 +90,7 @@ struct ImportCommand: Command {
         let zone = context.timeZone
         let plan: ImportPlan
         do {
-            plan = try context.store().update(now: now, naming: context.coinLabel) { portfolio in
+            plan = try context.store().update(now: now, names: context.names) { portfolio in
                 let plan = try TransactionImport.plan(rows, into: portfolio.transactions, now: now,
                                                       allowDuplicates: allowDuplicates, timeZone: zone, resolveCoin: resolve)
                 if dryRun || plan.added.isEmpty { return (false, plan) }

@@ -67,7 +67,7 @@ struct AddCommand: Command {
                              date: try date?.start(in: context.timeZone, now: context.now) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
         try ValueRules.check(tx, now: context.now)
         let now = context.now
-        try context.store().update(now: now, naming: context.coinLabel) { portfolio in
+        try context.store().update(now: now, names: context.names) { portfolio in
             try portfolio.add([tx], now: now)
             return (true, ())
         }
@@ -205,7 +205,7 @@ struct EditCommand: Command {
         let now = context.now
         let newDate = try date?.start(in: context.timeZone, now: now)
         let store = try context.store()
-        let edited: Transaction = try store.update(now: now, naming: context.coinLabel) { portfolio in
+        let edited: Transaction = try store.update(now: now, names: context.names) { portfolio in
             let index = try portfolio.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
             var t = portfolio.transactions[index]
             if let newCoin { t.coinId = newCoin.id }
@@ -242,7 +242,7 @@ struct DeleteCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let store = try context.store()
-        let removed: [Transaction] = try store.update(now: context.now, naming: context.coinLabel) { portfolio in
+        let removed: [Transaction] = try store.update(now: context.now, names: context.names) { portfolio in
             var indices: [Int] = []
             for text in ids {
                 let i = try portfolio.index(matching: text, lines: { (try? store.transactionLines()) ?? [] })

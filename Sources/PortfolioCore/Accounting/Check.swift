@@ -21,7 +21,7 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
     public var index: Int
     public var id: UUID
     /// What is wrong, in words (without the line: the store adds it), naming coins by id.
-    public var detail: String { describe(naming: { $0 }) }
+    public var detail: String { describe(names: .plain) }
     /// The broken rule's own error, when it has one (an oversell, a total too large).
     var error: PortfolioError?
     /// For a duplicated id: the position of the record that has it first.
@@ -37,8 +37,8 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { detail }
 
-    /// What is wrong, in words, with coins named by `naming`.
-    public func describe(naming coin: (String) -> String) -> String {
+    /// What is wrong, in words, with coins and dates named by `names`.
+    public func describe(names: MessageNames) -> String {
         switch rule {
         case .duplicateID: "id \(id.uuidString.lowercased()) is used by an earlier record too"
         case .amountNotPositive: "amount must be greater than zero"
@@ -46,9 +46,9 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .futureDate: "its date is in the future"
         case .oversell, .tooLarge:
             if case let .breaksLaterSell(coinId, held, requested, date, _)? = error {
-                "sells \(DecimalFormatting.exact(requested)) \(coin(coinId)) on \(ISODate.format(date)) but only \(DecimalFormatting.exact(held)) is held then"
+                "sells \(DecimalFormatting.exact(requested)) \(names.coin(coinId)) on \(names.date(date)) but only \(DecimalFormatting.exact(held)) is held then"
             } else {
-                error?.description(naming: coin) ?? rule.rawValue
+                error?.description(names: names) ?? rule.rawValue
             }
         }
     }

@@ -30,10 +30,11 @@ public enum PortfolioError: Error, Equatable, Sendable {
 }
 
 extension PortfolioError: CustomStringConvertible {
-    public var description: String { description(naming: { $0 }) }
+    public var description: String { description(names: .plain) }
 
-    /// The message, with each coin named by `naming` (the CLI passes "BTC (Bitcoin)").
-    public func description(naming coin: (String) -> String) -> String {
+    /// The message, with coins and dates named by `names` (the CLI passes "BTC (Bitcoin)" and local times).
+    public func description(names: MessageNames) -> String {
+        let coin = names.coin
         let fmt = DecimalFormatting.exact
         switch self {
         case .amountNotPositive: return "Amount must be greater than zero"
@@ -53,7 +54,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .breaksLaterSell(coinId, held, requested, date, id):
             let coin = coin(coinId)
             let short = String(id.uuidString.lowercased().prefix(8))
-            return "This would break the later sell of \(fmt(requested)) \(coin) on \(ISODate.day(date)) (\(short)): "
+            return "This would break the later sell of \(fmt(requested)) \(coin) on \(names.date(date)) (\(short)): "
                 + "you would only own \(fmt(held)) \(coin) then."
         case let .transactionNotFound(id):
             return id.hasPrefix("@")

@@ -47,7 +47,7 @@ public struct PortfolioStore: Sendable {
     /// If `change` throws, nothing is written. `change` returns whether to write.
     /// Every write goes through here, and so through one last check: the result may break no rule
     /// (`Portfolio.checked`) unless it only removes problems the stored file already had.
-    public func update<T>(now: Date = Date(), naming: (String) -> String = { $0 }, _ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
+    public func update<T>(now: Date = Date(), names: MessageNames = .plain, _ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
         try FileSystem.ensureDirectory(directory)
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
@@ -57,7 +57,7 @@ public struct PortfolioStore: Sendable {
         if outcome.write {
             if let broken = portfolio.mayReplace(problemsBefore: { original.checked(now: now).problems }, now: now) {
                 let lines = Self.lines(of: portfolio, from: original, originalLines: (try? transactionLines()) ?? [])
-                throw StoreError(path: path, reason: .brokenRules(broken.map { Self.describe($0, lines: lines, naming: naming) }))
+                throw StoreError(path: path, reason: .brokenRules(broken.map { Self.describe($0, lines: lines, names: names) }))
             }
             FileSystem.removeLeftoverTempFiles(of: try FileSystem.resolvingSymlink(path))
             try FileSystem.writeAtomically(PortfolioCodec.encode(portfolio), to: path)

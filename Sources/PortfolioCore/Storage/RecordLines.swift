@@ -34,13 +34,13 @@ extension PortfolioStore {
     }
 
     /// `problem` as one line naming where it is: `line 12: …` (or the record's number when lines are unknown).
-    public static func describe(_ problem: StoreProblem, lines: [Int], naming: (String) -> String = { $0 }) -> String {
+    public static func describe(_ problem: StoreProblem, lines: [Int], names: MessageNames = .plain) -> String {
         func place(_ i: Int) -> String {
             guard i < lines.count else { return "record #\(i + 1)" }
             return lines[i] > 0 ? "line \(lines[i])" : "the new record"
         }
         let first = problem.firstIndex.map { " (\(place($0)))" } ?? ""
-        return "\(place(problem.index)): \(problem.describe(naming: naming))\(first)"
+        return "\(place(problem.index)): \(problem.describe(names: names))\(first)"
     }
 
     /// The file lines of `changed`'s records, found through `original`'s: records are matched by
