@@ -122,6 +122,37 @@ final class FuzzTests: XCTestCase {
     }
 }
 
+extension FuzzTests {
+    /// Well-shaped price replies with hostile numbers go all the way: through the client into the
+    /// cache, read back, and out through every formatter (tables and JSON). Nothing traps, every
+    /// command succeeds, and the cache stays readable.
+    func testHostileNumbersReachTheCacheAndTheFormattersSafely() throws {
+        var g = SplitMix(seed: 11)
+        let numbers = ["67187.33", "8.45e-06", "1e400", "-1e400", "1e-400", "1e12", "1e20", "-1", "0", "0.0", "1E+2",
+                       "123456789012345678901234567890123456789012", "0.000000000000000000000000000001", "1e-30", "1e15",
+                       "999999999999999.999999999999999999", "-0", "2.5e-31", "-12.5", "1e308", "4.9e-324", "17e-1"]
+        var priced = 0
+        for round in 0..<60 {
+            func pick() -> String { numbers[Int(g.next() % UInt64(numbers.count))] }
+            let body = #"{"bitcoin": {"usd": \#(pick()), "usd_24h_change": \#(pick()), "usd_market_cap": \#(pick()), "#
+                + #""last_updated_at": \#(pick())}, "ethereum": {"usd": \#(pick()), "last_updated_at": \#(pick())}}"#
+            let s = Sandbox(offline: false)
+            s.variables["BITPAL_API_URL"] = "http://127.0.0.1:9/api/v3"
+            s.ok(["--offline", "add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
+            s.ok(["--offline", "watch", "add", "eth"])
+            s.transport = StubTransport(response: HTTPResponse(status: 200, headers: [:], body: Data(body.utf8)))
+            for args in [["price", "refresh"], ["holdings"], ["holdings", "--json"], ["summary", "--json"], ["price", "list"],
+                         ["price", "--json"], ["watch"], ["widget", "--size", "large", "--json"], ["check"]] {
+                let r = s.run(args)
+                XCTAssertEqual(r.code, .success, "round \(round) \(args) with \(body): \(r)")
+                XCTAssertFalse(r.out.contains("e+") || r.out.contains("e-") || r.out.contains("NaN"), "round \(round) \(args): \(r.out)")
+                if args == ["holdings", "--json"] && r.out.contains(#""currentPrice": ""#) { priced += 1 }
+            }
+        }
+        XCTAssertGreaterThan(priced, 5, "the replies should reach the cache in some rounds")
+    }
+}
+
 /// Answers every request with the same response.
 struct StubTransport: HTTPTransport {
     var response: HTTPResponse

@@ -17,6 +17,8 @@ final class Sandbox {
     var now: Date
     var variables: [String: String]
     var sleeps: [TimeInterval] = []
+    /// Replaces the real HTTP transport (tests that script the service's replies without a server).
+    var transport: (any HTTPTransport)?
 
     init(now: String = "2024-06-01T12:00:00Z", offline: Bool = true) {
         dir = FileManager.default.temporaryDirectory.path + "/bitpal-cli-\(UUID().uuidString)"
@@ -37,6 +39,7 @@ final class Sandbox {
         var env = Environment(variables: variables, now: { fixedNow }, stdoutIsTerminal: terminal,
                               readStandardInput: { Array(stdin.utf8) })
         env.sleep = { [weak self] seconds in self?.sleeps.append(seconds) }
+        if let transport { env.transport = transport }
         nonisolated(unsafe) weak let me = self  // the budget clock counts the sleeps it only pretends
         env.clock = { NetworkBudget.monotonicNow() + (me?.sleeps.reduce(0, +) ?? 0) }
         let code = CLI(environment: env, console: console).run(args)
