@@ -39,6 +39,22 @@ final class EdgeTests: XCTestCase {
 
     // MARK: Exact at the limits
 
+    func testLargeValuesAreExactEverywhere() {
+        let s = Sandbox()
+        let n = "99999999999999999999"
+        let add = s.ok(["add", "buy", "btc", n, n, "--date", "2024-01-01", "--fee", "1"]).out
+        XCTAssertTrue(add.contains("total $9,999,999,999,999,999,999,800,000,000,000,000,000,002.00"), add)
+        s.ok(["add", "buy", "btc", n, n, "--date", "2024-01-02"])
+        let h = s.ok(["holdings", "--json"]).out
+        XCTAssertTrue(h.contains(#""avgCost": "99999999999999999999""#), h)  // two equal buys (one with a $1 fee)
+        XCTAssertTrue(h.contains(#""totalCost": "19999999999999999999600000000000000000003.00""#), h)
+        s.ok(["price", "set", "btc", "99999999999999999999.999999999999999999", "--date", "2024-06-01T11:00:00Z"])
+        let v = s.ok(["holdings", "--json"]).out
+        // 2·(10²⁰−1) × (10²⁰ − 10⁻¹⁸) = 19999999999999999999799999999999999999800.000000000000000002 exactly
+        XCTAssertTrue(v.contains(#""currentValue": "19999999999999999999799999999999999999800.00""#), v)
+        XCTAssertTrue(v.contains(#""profitLoss": "199999999999999999797.00""#), v)
+    }
+
     func testHugeTotalsPrintExactly() {
         let s = Sandbox()
         s.ok(["add", "buy", "btc", "20000000000000000000", "20000000000000000000", "--date", "2024-01-01"])

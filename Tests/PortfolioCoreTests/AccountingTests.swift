@@ -55,7 +55,7 @@ let costCases: [CostCase] = [
         let p = try #require(ledger.positions[c.coin])
         let source = SourceLocation(fileID: #fileID, filePath: #filePath, line: c.line, column: 1)
         #expect(DecimalFormatting.exact(p.quantity) == c.quantity, sourceLocation: source)
-        #expect(DecimalFormatting.price(p.averageCost ?? 0) == c.averageCost, sourceLocation: source)
+        #expect(DecimalFormatting.price(p.averageCost ?? .zero) == c.averageCost, sourceLocation: source)
         #expect(DecimalFormatting.money(p.costBasis) == c.costBasis, sourceLocation: source)
         #expect(DecimalFormatting.money(ledger.realizedPnL) == c.realized, sourceLocation: source)
     }
@@ -212,8 +212,9 @@ let costCases: [CostCase] = [
     }
 
     @Test func zeroBasePercentageIsNil() {
-        #expect(Percent.of(5, 0) == nil)
-        #expect(Percent.of(1, 3).map(DecimalFormatting.percent) == "33.33")
+        #expect(Percent.of(Decimal(5), Decimal(0)) == nil)
+        #expect(Percent.of(Decimal(1), Decimal(3)).map(DecimalFormatting.percent) == "33.33")
+        #expect(Percent.of(Exact36(5), Exact36.zero) == nil)
     }
 
     @Test func sortOrders() throws {

@@ -91,4 +91,24 @@ import Testing
         #expect(Exact36.product(qty, Decimal(string: "0.000000000000000000000000000123")!)?.text == "0.000000000000000000000000000369")
         #expect(Exact36.product(qty, Decimal(-1)) == nil)
     }
+
+    @Test(arguments: [
+        ("1.005", 2, "1.01"), ("1.004999999999999999", 2, "1.00"), ("0.004", 2, "0.00"), ("0.005", 2, "0.01"),
+        ("20000000000000000000", 2, "20000000000000000000.00"), ("0.123456785", 8, "0.12345679"), ("7", 0, "7"),
+    ])
+    func fixedRoundsHalfAwayFromZeroOnce(_ text: String, _ scale: Int, _ expected: String) throws {
+        let v = Exact36(try #require(Fixed18.parse(utf8: text.utf8)))
+        #expect(v.fixed(scale: scale) == expected)
+        #expect(try (Exact36.zero - v).fixed(scale: scale) == (expected.allSatisfy { $0 == "0" || $0 == "." } ? expected : "-" + expected))
+    }
+
+    @Test func hugeExactValuesRoundAndPrintWithoutDecimal() throws {
+        let max = try #require(Fixed18.parse(utf8: Self.maxFixed.utf8))
+        let big = Exact36.product(max, max)
+        #expect(big.fixed(scale: 2) == "9999999999999999999999999999999999999800.00")
+        #expect(big.trimmed(maxScale: 8) == "9999999999999999999999999999999999999800")
+        #expect(try (Exact36.zero - big).fixed(scale: 0) == "-9999999999999999999999999999999999999800")
+        #expect(try Exact36(10).divided(by: try #require(Fixed18.parse(utf8: "3".utf8))).trimmed(maxScale: 8) == "3.33333333")
+        #expect(Exact36(-5) < Exact36(3) && Exact36(-5) < Exact36(-4) && !(Exact36(2) < Exact36(2)))
+    }
 }

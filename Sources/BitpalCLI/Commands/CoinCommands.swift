@@ -230,10 +230,10 @@ struct WidgetCommand: Command {
         let s = reports.summary()
         if context.json {
             context.printJSON(.object([
-                ("totalValue", .string(DecimalFormatting.money(s.totalValue))),
-                ("unrealizedPnL", .string(DecimalFormatting.money(s.unrealizedPnL))),
-                ("realizedPnL", .string(DecimalFormatting.money(s.realizedPnL))),
-                ("totalPnL", .string(DecimalFormatting.money(s.totalPnL))),
+                ("totalValue", ReportJSON.money(s.totalValue)),
+                ("unrealizedPnL", ReportJSON.money(s.unrealizedPnL)),
+                ("realizedPnL", ReportJSON.money(s.realizedPnL)),
+                ("totalPnL", ReportJSON.money(s.totalPnL)),
                 ("holdings", .array(s.topHoldings.map { ReportJSON.topHolding($0, idKey: "id", upperSymbol: true) })),
                 ("lastUpdated", ReportJSON.date(s.pricesAsOf)),
                 ("isEmpty", .bool(s.holdingsCount == 0)),

@@ -16,7 +16,7 @@ extension Context {
 }
 
 /// The line under a report that says how old its prices are.
-func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Decimal, context: Context) -> String {
+func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Exact36, context: Context) -> String {
     var s = ""
     if let asOf {
         s += "Prices as of \(Human.time(asOf, in: context.timeZone)) \(Human.zoneLabel(context.timeZone)) (\(Human.age(asOf, now: context.now)))"

@@ -3,15 +3,34 @@ import PortfolioCore
 
 /// How numbers and times read in tables: USD with thousands separators, signs on P&L.
 enum Human {
-    static func money(_ v: Decimal) -> String {
-        let s = DecimalFormatting.money(v)
-        return s.hasPrefix("-") ? "-$" + DecimalFormatting.grouped(String(s.dropFirst())) : "$" + DecimalFormatting.grouped(s)
+    static func money(_ v: Decimal) -> String { dollars(DecimalFormatting.money(v)) }
+
+    /// Exact money, rounded once to cents from its exact value.
+    static func money(_ v: Exact36) -> String { dollars(v.fixed(scale: 2)) }
+
+    /// `-1234.5` as `-$1,234.5`.
+    static func dollars(_ plain: String) -> String {
+        plain.hasPrefix("-") ? "-$" + DecimalFormatting.grouped(String(plain.dropFirst())) : "$" + DecimalFormatting.grouped(plain)
     }
 
     /// `+$1,234.56`, `-$3.00`, `$0.00`.
-    static func signedMoney(_ v: Decimal) -> String {
+    static func signedMoney(_ v: Exact36) -> String {
         let s = money(v)
         return s == "$0.00" || s.hasPrefix("-") ? s : "+" + s
+    }
+
+    /// An exact price or average: cents from $1 up, up to 8 decimals below.
+    static func price(_ v: Exact36) -> String {
+        let cents = v.fixed(scale: 2)
+        if cents != "0.00" && cents != "0.01" && v.magnitudeAtLeastOne { return dollars(cents) }
+        var s = v.trimmed(maxScale: 8)
+        if let dot = s.firstIndex(of: ".") {
+            let frac = s.distance(from: dot, to: s.endIndex) - 1
+            if frac < 2 { s += String(repeating: "0", count: 2 - frac) }
+        } else {
+            s += ".00"
+        }
+        return dollars(s)
     }
 
     /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
@@ -107,7 +126,15 @@ struct Style {
     func bold(_ s: String) -> String { enabled ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
     func dim(_ s: String) -> String { enabled ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
 
-    /// Green for a gain, red for a loss, plain for zero or unknown.
+    /// Green for a gain, red for a loss, plain for what rounds to zero cents, or unknown.
+    func pnl(_ text: String, _ value: Exact36?) -> String {
+        guard let value else { return text }
+        let cents = value.fixed(scale: 2)
+        if cents == "0.00" { return text }
+        return cents.hasPrefix("-") ? red(text) : green(text)
+    }
+
+    /// The same for a percentage.
     func pnl(_ text: String, _ value: Decimal?) -> String {
         guard let value else { return text }
         let rounded = DecimalFormatting.rounded(value, scale: 2)

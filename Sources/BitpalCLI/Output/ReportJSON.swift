@@ -7,6 +7,10 @@ enum ReportJSON {
 
     static func money(_ v: Decimal?) -> JSONValue { .optional(v.map(F.money)) }
     static func price(_ v: Decimal?) -> JSONValue { .optional(v.map(F.price)) }
+    /// Exact money: 2 decimals, rounded once from the exact value.
+    static func money(_ v: Exact36?) -> JSONValue { .optional(v.map { $0.fixed(scale: 2) }) }
+    /// Exact prices and averages: at most 8 decimals, trimmed.
+    static func price(_ v: Exact36?) -> JSONValue { .optional(v.map { $0.trimmed(maxScale: 8) }) }
     static func percent(_ v: Decimal?) -> JSONValue { .optional(v.map(F.percent)) }
     static func exact(_ v: Decimal?) -> JSONValue { .optional(v.map(F.exact)) }
     static func date(_ d: Date?) -> JSONValue { .optional(d.map(ISODate.format)) }
@@ -30,8 +34,8 @@ enum ReportJSON {
             ("symbol", .string(h.coin.symbol.lowercased())),
             ("name", .string(h.coin.name)),
             ("totalAmount", .string(F.exact(h.totalAmount))),
-            ("avgCost", .string(F.price(h.avgCost))),
-            ("totalCost", .string(F.money(h.totalCost))),
+            ("avgCost", price(h.avgCost)),
+            ("totalCost", money(h.totalCost)),
             ("currentPrice", price(h.quote?.price)),
             ("currentValue", money(h.currentValue)),
             ("profitLoss", money(h.profitLoss)),
@@ -45,12 +49,12 @@ enum ReportJSON {
         .object([
             ("holdings", .array(r.holdings.map(holding))),
             ("totals", .object([
-                ("totalCost", .string(F.money(r.totalCost))),
-                ("currentValue", .string(F.money(r.totalValue))),
-                ("profitLoss", .string(F.money(r.unrealizedPnL))),
+                ("totalCost", money(r.totalCost)),
+                ("currentValue", money(r.totalValue)),
+                ("profitLoss", money(r.unrealizedPnL)),
                 ("profitLossPercentage", percent(r.unrealizedPnLPercentage)),
                 ("unpricedCount", .number(String(r.unpricedCount))),
-                ("unpricedCost", .string(F.money(r.unpricedCost))),
+                ("unpricedCost", money(r.unpricedCost)),
             ])),
             ("pricesAsOf", date(r.pricesAsOf)),
             ("stale", .bool(r.stale)),
@@ -65,9 +69,9 @@ enum ReportJSON {
                 ("symbol", .string(l.coin.symbol.lowercased())),
                 ("name", .string(l.coin.name)),
                 ("totalQuantity", .string(F.exact(p.totalQuantity))),
-                ("avgCostPrice", .string(F.price(p.avgCostPrice))),
-                ("avgSellPrice", .string(F.price(p.avgSellPrice))),
-                ("realizedPnL", .string(F.money(p.realizedPnL))),
+                ("avgCostPrice", price(p.avgCostPrice)),
+                ("avgSellPrice", price(p.avgSellPrice)),
+                ("realizedPnL", money(p.realizedPnL)),
                 ("realizedPnLPercentage", percent(p.realizedPnLPercentage)),
                 ("openedDate", .string(ISODate.format(p.openedDate))),
                 ("closedDate", .string(ISODate.format(p.closedDate))),
@@ -88,16 +92,16 @@ enum ReportJSON {
 
     static func summary(_ s: PortfolioSummary) -> JSONValue {
         .object([
-            ("totalValue", .string(F.money(s.totalValue))),
-            ("totalOpenCost", .string(F.money(s.totalOpenCost))),
-            ("totalClosedCost", .string(F.money(s.totalClosedCost))),
-            ("unrealizedPnL", .string(F.money(s.unrealizedPnL))),
-            ("realizedPnL", .string(F.money(s.realizedPnL))),
-            ("totalPnL", .string(F.money(s.totalPnL))),
+            ("totalValue", money(s.totalValue)),
+            ("totalOpenCost", money(s.totalOpenCost)),
+            ("totalClosedCost", money(s.totalClosedCost)),
+            ("unrealizedPnL", money(s.unrealizedPnL)),
+            ("realizedPnL", money(s.realizedPnL)),
+            ("totalPnL", money(s.totalPnL)),
             ("totalPnLPercentage", percent(s.totalPnLPercentage)),
             ("holdingsCount", .number(String(s.holdingsCount))),
             ("unpricedCount", .number(String(s.unpricedCount))),
-            ("unpricedCost", .string(F.money(s.unpricedCost))),
+            ("unpricedCost", money(s.unpricedCost)),
             ("pricesAsOf", date(s.pricesAsOf)),
             ("stale", .bool(s.stale)),
             ("topHoldings", .array(s.topHoldings.map { topHolding($0, idKey: "coinId", upperSymbol: false) })),

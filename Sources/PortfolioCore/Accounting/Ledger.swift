@@ -56,19 +56,19 @@ public struct Position: Sendable {
     /// Something is held.
     public var isOpen: Bool { lots.quantity.units > 0 }
     public var quantity: Decimal { lots.quantity.decimal }
-    public var costBasis: Decimal { lots.costBasis.decimal }
-    /// `costBasis / quantity`; `nil` at quantity 0. Derived, never stored rounded.
-    public var averageCost: Decimal? { isOpen ? costBasis / quantity : nil }
+    public var costBasis: Exact36 { lots.costBasis }
+    /// `costBasis / quantity` (rounded at the 36th decimal); `nil` at quantity 0. Derived, never stored.
+    public var averageCost: Exact36? { isOpen ? try? lots.costBasis.divided(by: lots.quantity) : nil }
 }
 
 /// A finished cycle: bought, then sold down to exactly zero.
 public struct ClosedPosition: Sendable, Equatable {
     public var coinId: String
     public var totalQuantity: Decimal
-    public var totalCost: Decimal
-    public var avgCostPrice: Decimal
-    public var avgSellPrice: Decimal
-    public var realizedPnL: Decimal
+    public var totalCost: Exact36
+    public var avgCostPrice: Exact36
+    public var avgSellPrice: Exact36
+    public var realizedPnL: Exact36
     public var realizedPnLPercentage: Decimal?
     public var openedDate: Date
     public var closedDate: Date
@@ -84,11 +84,9 @@ public struct Ledger: Sendable {
     private var basisSoldTotal: Exact36 = .zero
 
     /// Σ (proceeds − basisSold) over every sell ever.
-    public var realizedPnL: Decimal { realized.decimal }
-    /// The same, exactly.
-    public var realizedExact: Exact36 { realized }
+    public var realizedPnL: Exact36 { realized }
     /// Σ basisSold over every sell ever.
-    public var closedCost: Decimal { basisSoldTotal.decimal }
+    public var closedCost: Exact36 { basisSoldTotal }
 
     /// Positions with something held.
     public var openPositions: [Position] { positions.values.filter(\.isOpen) }
@@ -129,16 +127,14 @@ public struct Ledger: Sendable {
 
     private mutating func closeCycle(of p: Position) {
         guard p.cycleBuyQuantity.units > 0, let opened = p.openedDate, let closedOn = p.lastSellDate else { return }
-        let quantity = p.cycleBuyQuantity.decimal
-        let cost = p.cycleBuyCost.decimal
-        let sold = p.cycleSellQuantity.decimal
-        let realized = p.cycleRealized.decimal
+        let cost = p.cycleBuyCost
+        let realized = p.cycleRealized
         closed.append(ClosedPosition(
             coinId: p.coinId,
-            totalQuantity: quantity,
+            totalQuantity: p.cycleBuyQuantity.decimal,
             totalCost: cost,
-            avgCostPrice: cost / quantity,
-            avgSellPrice: sold > 0 ? p.cycleSellGross.decimal / sold : 0,
+            avgCostPrice: (try? cost.divided(by: p.cycleBuyQuantity)) ?? .zero,
+            avgSellPrice: p.cycleSellQuantity.units > 0 ? (try? p.cycleSellGross.divided(by: p.cycleSellQuantity)) ?? .zero : .zero,
             realizedPnL: realized,
             realizedPnLPercentage: Percent.of(realized, cost),
             openedDate: opened,
@@ -150,5 +146,10 @@ public struct Ledger: Sendable {
 public enum Percent {
     public static func of(_ part: Decimal, _ base: Decimal) -> Decimal? {
         base.isZero ? nil : part / base * 100
+    }
+
+    /// The same for exact money: a ratio, so `Decimal`'s 38 digits are plenty.
+    public static func of(_ part: Exact36, _ base: Exact36) -> Decimal? {
+        of(part.decimal, base.decimal)
     }
 }

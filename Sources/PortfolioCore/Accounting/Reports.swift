@@ -4,11 +4,11 @@ import Foundation
 public struct Holding: Sendable {
     public var coin: Coin
     public var totalAmount: Decimal
-    public var totalCost: Decimal
-    public var avgCost: Decimal
+    public var totalCost: Exact36
+    public var avgCost: Exact36
     public var quote: Quote?
-    public var currentValue: Decimal?
-    public var profitLoss: Decimal?
+    public var currentValue: Exact36?
+    public var profitLoss: Exact36?
     public var profitLossPercentage: Decimal?
     /// The price is more than 60 minutes old (false when unpriced).
     public var stale = false
@@ -21,9 +21,8 @@ public enum HoldingsSort: String, CaseIterable, Sendable {
 
 /// Open holdings with totals and the age of the prices used.
 ///
-/// Totals are summed exactly (`Exact36`) and turned into `Decimal` once, for display: that
-/// conversion keeps 38 significant digits and truncates, so rounding to cents afterwards
-/// gives the same result as rounding the exact sum (for any total below 10^35).
+/// Money is exact (`Exact36`) from the replay to the printed digits: totals are exact sums,
+/// and display rounds each figure once, from its exact value.
 public struct HoldingsReport: Sendable {
     public var holdings: [Holding]
     /// Oldest quote time among priced holdings.
@@ -31,18 +30,15 @@ public struct HoldingsReport: Sendable {
     public var stale: Bool
     /// Holdings without any price: outside the totals.
     public var unpricedCount: Int
-    /// Exact sums over the priced holdings (value, cost, P&L), and the unpriced holdings' cost.
-    public var exactValue: Exact36, exactCost: Exact36, exactPnL: Exact36, exactUnpricedCost: Exact36
-
     /// Σ value of the priced holdings.
-    public var totalValue: Decimal { exactValue.decimal }
+    public var totalValue: Exact36
     /// Σ cost basis of the priced holdings, so that `unrealizedPnL == totalValue − totalCost`.
-    public var totalCost: Decimal { exactCost.decimal }
-    public var unrealizedPnL: Decimal { exactPnL.decimal }
+    public var totalCost: Exact36
+    public var unrealizedPnL: Exact36
     /// Cost basis of the holdings without a price.
-    public var unpricedCost: Decimal { exactUnpricedCost.decimal }
+    public var unpricedCost: Exact36
     /// Σ cost basis of every open holding, priced or not.
-    public var openCost: Decimal { ((try? exactCost + exactUnpricedCost) ?? .zero).decimal }
+    public var openCost: Exact36 { (try? totalCost + unpricedCost) ?? totalCost }
     /// `unrealizedPnL / totalCost × 100`; `nil` when nothing priced cost anything.
     public var unrealizedPnLPercentage: Decimal? { Percent.of(unrealizedPnL, totalCost) }
 }
@@ -55,17 +51,18 @@ public struct ClosedLine: Sendable {
 
 /// The whole portfolio in a few numbers (accounting.md, "Portfolio summary").
 public struct PortfolioSummary: Sendable {
-    public var totalValue: Decimal
-    public var totalOpenCost: Decimal
-    public var totalClosedCost: Decimal
-    public var unrealizedPnL: Decimal
-    public var realizedPnL: Decimal
-    public var totalPnL: Decimal
+    public var totalValue: Exact36
+    public var totalOpenCost: Exact36
+    public var totalClosedCost: Exact36
+    public var unrealizedPnL: Exact36
+    public var realizedPnL: Exact36
+    public var totalPnL: Exact36
+    /// `totalPnL / (priced open cost + closed cost) × 100`: the same holdings on both sides.
     public var totalPnLPercentage: Decimal?
     public var holdingsCount: Int
     public var unpricedCount: Int
     /// Cost basis of the open holdings without a price (part of `totalOpenCost`, outside `totalValue`).
-    public var unpricedCost: Decimal
+    public var unpricedCost: Exact36
     public var pricesAsOf: Date?
     public var stale: Bool
     /// At most 5 priced holdings, largest value first.
@@ -94,15 +91,15 @@ public struct Reports: Sendable {
         for p in ledger.openPositions {
             let quote = prices.latest(p.coinId)
             let basis = p.lots.costBasis
-            var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: basis.decimal,
-                               avgCost: p.averageCost ?? 0, quote: quote)
+            var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: basis,
+                               avgCost: p.averageCost ?? .zero, quote: quote)
             // A value is exact when the price has at most 18 decimals (every manual price, nearly every
             // fetched one); otherwise Exact36 takes it rounded at the 36th decimal.
             if let q = quote, let v = Exact36.product(p.lots.quantity, q.price), let gain = try? v - basis,
                let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
-                line.currentValue = v.decimal
-                line.profitLoss = gain.decimal
-                line.profitLossPercentage = Percent.of(gain.decimal, basis.decimal)
+                line.currentValue = v
+                line.profitLoss = gain
+                line.profitLossPercentage = Percent.of(gain, basis)
                 line.stale = PriceBook.isStale(q.time, now: now)
                 (value, cost, pnl) = (v2, c2, g2)
                 asOf = asOf.map { min($0, q.time) } ?? q.time
@@ -115,7 +112,7 @@ public struct Reports: Sendable {
         lines.sort(by: Reports.order(sort))
         return HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: asOf.map { PriceBook.isStale($0, now: now) } ?? false,
-            unpricedCount: unpriced, exactValue: value, exactCost: cost, exactPnL: pnl, exactUnpricedCost: unpricedCost)
+            unpricedCount: unpriced, totalValue: value, totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost)
     }
 
     /// Closed cycles, most recently closed first.
@@ -128,11 +125,12 @@ public struct Reports: Sendable {
 
     public func summary() -> PortfolioSummary {
         let h = holdings(sort: .value)
-        let total = ((try? h.exactPnL + ledger.realizedExact) ?? .zero).decimal
+        let total = (try? h.unrealizedPnL + ledger.realizedPnL) ?? h.unrealizedPnL
+        let base = (try? h.totalCost + ledger.closedCost) ?? h.totalCost
         return PortfolioSummary(
             totalValue: h.totalValue, totalOpenCost: h.openCost, totalClosedCost: ledger.closedCost,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: ledger.realizedPnL, totalPnL: total,
-            totalPnLPercentage: Percent.of(total, h.openCost + ledger.closedCost),
+            totalPnLPercentage: Percent.of(total, base),
             holdingsCount: h.holdings.count, unpricedCount: h.unpricedCount, unpricedCost: h.unpricedCost, pricesAsOf: h.pricesAsOf,
             stale: h.stale, topHoldings: Array(h.holdings.filter { $0.currentValue != nil }.prefix(5)))
     }
@@ -159,7 +157,7 @@ public enum KnownFirst {
     /// - Parameters:
     ///   - tie: the order when both values are equal.
     ///   - unknown: the order when both are unknown.
-    public static func descending(_ x: Decimal?, _ y: Decimal?, tie: @autoclosure () -> Bool,
+    public static func descending<T: Comparable>(_ x: T?, _ y: T?, tie: @autoclosure () -> Bool,
                                   unknown: @autoclosure () -> Bool) -> Bool {
         switch (x, y) {
         case let (x?, y?): x != y ? x > y : tie()

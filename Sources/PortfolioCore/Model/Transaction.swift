@@ -73,14 +73,14 @@ public struct Transaction: Hashable, Sendable {
         set { feeValue = Fixed18.checked(newValue) }
     }
 
-    /// `amount × pricePerCoin`, before fees.
-    public var gross: Decimal { amount * pricePerCoin }
+    /// `amount × pricePerCoin`, before fees, exactly.
+    public var gross: Exact36 { Exact36.product(amountValue, priceValue) }
 
-    /// Cash that moved: gross plus the fee for a buy, minus it for a sell.
-    public var total: Decimal {
+    /// Cash that moved, exactly: gross plus the fee for a buy, minus it for a sell.
+    public var total: Exact36 {
         switch type {
-        case .buy: gross + fee
-        case .sell: gross - fee
+        case .buy: (try? gross + Exact36(feeValue)) ?? gross
+        case .sell: (try? gross - Exact36(feeValue)) ?? gross
         }
     }
 

@@ -40,6 +40,10 @@ public enum DecimalFormatting {
 
     /// Money: exactly 2 fractional digits.
     public static func money(_ value: Decimal) -> String { fixed(value, scale: 2) }
+    /// Exact money: exactly 2 fractional digits, rounded once from the exact value.
+    public static func money(_ value: Exact36) -> String { value.fixed(scale: 2) }
+    /// Exact prices and averages: at most 8 fractional digits, trimmed.
+    public static func price(_ value: Exact36) -> String { value.trimmed(maxScale: 8) }
     /// Prices and average prices: at most 8 fractional digits, trimmed.
     public static func price(_ value: Decimal) -> String { trimmed(value, maxScale: 8) }
     /// Percentages: exactly 2 fractional digits.

@@ -161,7 +161,7 @@ public struct Exact36: Hashable, Sendable {
         try a + Exact36(negative: !b.negative, high: b.high, low: b.low)
     }
 
-    private static func magnitudeLess(_ a: Exact36, _ b: Exact36) -> Bool {
+    static func magnitudeLess(_ a: Exact36, _ b: Exact36) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
 
@@ -196,35 +196,73 @@ public struct Exact36: Hashable, Sendable {
     }
 
     /// Exact digits (up to 36 after the point, trailing zeros trimmed).
-    public var text: String {
-        // Split the 256-bit magnitude into base-10^36 parts: integer part and fraction.
-        let scale36: UInt128 = 1_000_000_000_000_000_000_000_000_000_000_000_000
-        let qHigh = high / scale36
-        let rHigh = high % scale36
-        let (qLow, fraction) = scale36.dividingFullWidth((high: rHigh, low: low))
-        var out: [UInt8] = negative ? [45] : []
-        if qHigh != 0 {
-            // Integer part ≥ 2¹²⁸: split it as above·10³⁸ + below (qHigh < 10³⁸, so the quotient fits).
-            let scale38 = scale36 * 100
-            let (above, below) = scale38.dividingFullWidth((high: qHigh, low: qLow))
-            Fixed18.appendDigits(above, to: &out)
-            let start = out.count
-            Fixed18.appendDigits(below, to: &out)
-            out.insert(contentsOf: repeatElement(UInt8(48), count: 38 - (out.count - start)), at: start)
-        } else {
-            Fixed18.appendDigits(qLow, to: &out)
+    public var text: String { formatted(scale: 36, trimZeros: true) }
+
+    /// Rounded half away from zero to exactly `scale` decimals (0…36); a value that rounds to
+    /// zero prints without a sign (`0.00`, never `-0.00`). Display rounding of money happens here.
+    public func fixed(scale: Int) -> String { formatted(scale: scale, trimZeros: false) }
+
+    /// Rounded half away from zero to at most `maxScale` decimals, trailing zeros trimmed (`35000`, `0.00001234`).
+    public func trimmed(maxScale: Int) -> String { formatted(scale: maxScale, trimZeros: true) }
+
+    /// `self / divisor`, rounded half away from zero at the 36th decimal (an average price).
+    public func divided(by divisor: Fixed18) throws(PortfolioError) -> Exact36 {
+        try multiplied(by: Fixed18(units: Fixed18.scale), dividedBy: divisor)
+    }
+
+    private func formatted(scale requested: Int, trimZeros: Bool) -> String {
+        let scale = min(max(requested, 0), 36)
+        // Round the magnitude to `scale` decimals: divide by 10^(36 − scale), half away from zero.
+        var (high, low) = (self.high, self.low)
+        if scale < 36 {
+            let divisor = Exact36.pow10(36 - scale)
+            let (qh, rh) = high.quotientAndRemainder(dividingBy: divisor)
+            var (ql, r) = divisor.dividingFullWidth((high: rh, low: low))
+            var carry: UInt128 = 0
+            if r >= divisor - r {
+                let (sum, over) = ql.addingReportingOverflow(1)
+                ql = sum
+                carry = over ? 1 : 0
+            }
+            (high, low) = (qh &+ carry, ql)
         }
-        if fraction != 0 {
-            var f = fraction
-            var digits = 36
-            while f % 10 == 0 { f /= 10; digits -= 1 }
-            var buffer = [UInt8](repeating: 48, count: digits)
-            var i = digits - 1
-            while f > 0 { buffer[i] = UInt8(48 + f % 10); f /= 10; i -= 1 }
-            out.append(46)
-            out.append(contentsOf: buffer)
-        }
+        var digits = Exact36.decimalDigits(high: high, low: low)
+        if digits.count <= scale { digits = [UInt8](repeating: 48, count: scale + 1 - digits.count) + digits }
+        var integer = Array(digits[..<(digits.count - scale)])
+        var fraction = Array(digits[(digits.count - scale)...])
+        if trimZeros { while fraction.last == 48 { fraction.removeLast() } }
+        if integer.isEmpty { integer = [48] }
+        let isZero = !digits.contains { $0 != 48 }
+        var out: [UInt8] = negative && !isZero ? [45] : []
+        out += integer
+        if !fraction.isEmpty { out.append(46); out += fraction }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    static func pow10(_ n: Int) -> UInt128 { (0..<n).reduce(UInt128(1)) { acc, _ in acc * 10 } }
+
+    /// The decimal digits of `high·2¹²⁸ + low` ("0" for zero), by repeated division by 10¹⁹.
+    static func decimalDigits(high: UInt128, low: UInt128) -> [UInt8] {
+        let chunk = UInt128(10_000_000_000_000_000_000)
+        var (h, l) = (high, low)
+        var parts: [UInt64] = []
+        while h != 0 || l != 0 {
+            let (qh, rh) = h.quotientAndRemainder(dividingBy: chunk)
+            let (ql, r) = chunk.dividingFullWidth((high: rh, low: l))
+            parts.append(UInt64(r))
+            (h, l) = (qh, ql)
+        }
+        guard let top = parts.popLast() else { return [48] }
+        var out: [UInt8] = []
+        Fixed18.appendDigits(top, to: &out)
+        for part in parts.reversed() {
+            var chunkDigits = [UInt8](repeating: 48, count: 19)
+            var v = part
+            var i = 18
+            while v > 0 { chunkDigits[i] = UInt8(48 + v % 10); v /= 10; i -= 1 }
+            out += chunkDigits
+        }
+        return out
     }
 
     /// The value as a `Decimal`: exact up to 38 significant digits, truncated toward zero beyond
@@ -260,5 +298,25 @@ public struct Exact36: Hashable, Sendable {
         let scaled = DecimalFormatting.rounded(price * Decimal(sign: .plus, exponent: 18, significand: 1), scale: 18)
         guard let p36 = Fixed18(scaled) else { return nil }
         return try? Exact36.product(a, p36).multiplied(by: Fixed18(units: 1), dividedBy: Fixed18(units: Fixed18.scale))
+    }
+}
+
+extension Exact36: Comparable {
+    public static func < (a: Exact36, b: Exact36) -> Bool {
+        if a.negative != b.negative { return a.negative }
+        return a.negative ? magnitudeLess(b, a) : magnitudeLess(a, b)
+    }
+
+    public var isNegative: Bool { negative }
+
+    /// `|self| ≥ 1`.
+    public var magnitudeAtLeastOne: Bool { high != 0 || low >= Exact36.pow10(36) }
+}
+
+extension Exact36: ExpressibleByIntegerLiteral {
+    /// A whole number (for tables and tests: `Exact36 = 150`).
+    public init(integerLiteral value: Int) {
+        let whole = Exact36(Fixed18(units: UInt128(value.magnitude) * Fixed18.scale))
+        self.init(negative: value < 0, high: whole.high, low: whole.low)
     }
 }
