@@ -162,6 +162,17 @@ public struct ArgumentList {
     ///
     /// Anything but digits (`-1`, `+3`, `1.5`, ` 7`, empty) is a usage error (exit 2); digits too
     /// large for the option are a well-formed value that breaks a rule (exit 1), at any length.
+    /// A transaction's id, id prefix or `@LINE`; a malformed `@LINE` is a usage error.
+    public static func recordID(_ text: String) throws(UsageError) -> String {
+        if text.hasPrefix("@") {
+            let line = text.dropFirst()
+            guard !line.isEmpty, line.count <= 12, line.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw .invalidLiteral(.notAnInteger(field: "Line (in @LINE)", text: String(line)))
+            }
+        }
+        return text
+    }
+
     public static func positiveInt(_ text: String, field: String) throws -> Int {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
             throw UsageError.invalidLiteral(.notAnInteger(field: field, text: text))

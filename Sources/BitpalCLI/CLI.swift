@@ -109,8 +109,10 @@ public struct CLI {
             let subs = group.map { String($0.spec.name.dropFirst(first.count + 1)) }
             if words.count > 1, !words[1].hasPrefix("-") || words[1] == "-" {
                 if let c = group.first(where: { $0.spec.name == first + " " + words[1] }) { return (c, 2) }
+                let typed = words[1].lowercased()
+                let prefixed = subs.filter { $0.hasPrefix(typed) }
                 throw .unknownSubcommand(command: first, word: words[1], choices: subs,
-                                         suggestion: EditDistance.closest(to: words[1], in: subs, max: 1).first)
+                                         suggestion: prefixed.count == 1 ? prefixed[0] : EditDistance.closest(to: typed, in: subs, max: 1).first)
             }
             if let fallback = defaultSubcommands[first],
                let c = group.first(where: { $0.spec.name == first + " " + fallback }) {
@@ -120,8 +122,9 @@ public struct CLI {
         }
         let names = Set(commands.map { String($0.spec.name.split(separator: " ")[0]) }).sorted()
         // A unique prefix is the likeliest meaning (`hold` → `holdings`); else the closest spelling.
-        let prefixed = names.filter { $0.hasPrefix(first) }
-        let suggestion = prefixed.count == 1 ? prefixed[0] : EditDistance.closest(to: first, in: names, max: 1).first
+        let typed = first.lowercased()
+        let prefixed = names.filter { $0.hasPrefix(typed) }
+        let suggestion = prefixed.count == 1 ? prefixed[0] : EditDistance.closest(to: typed, in: names, max: 1).first
         throw .unknownCommand(first, suggestion: suggestion)
     }
 

@@ -102,7 +102,13 @@ public final class Context {
         var catalog = loadedCatalog ?? CoinCatalog()
         if includingCache && !cacheLoaded {
             cacheLoaded = true
-            if let cache = try? catalogCache(), let loaded = try? cache.load() { catalog.add(loaded.coins) }
+            if let cache = try? catalogCache() {
+                do {
+                    if let loaded = try cache.load() { catalog.add(loaded.coins) }
+                } catch {
+                    warn("\(error.cacheDescription); using the built-in coins only (delete it or run 'bitpal coins update')")
+                }
+            }
         }
         loadedCatalog = catalog
         return catalog
@@ -263,7 +269,7 @@ public final class Context {
         func clock(_ d: Date) -> String { Human.time(d, in: timeZone) + " " + Human.zoneLabel(timeZone) }
         let retry = clock(at.addingTimeInterval(Self.failureMemorySeconds))
         return "it failed at \(clock(at))" + (reason.isEmpty ? "" : ": " + TextEscaping.escaped(String(reason.prefix(300))))
-            + "; not asking again before \(retry) unless you run 'bitpal price refresh'"
+            + "; not asking again before \(retry) unless you run 'bitpal price refresh' or 'bitpal coins update'"
     }
 
     /// Writes `.network-failure` (the time, then the reason; keys already redacted). Best effort.
@@ -281,8 +287,17 @@ public final class Context {
     }
 
     /// Manual and cached quotes together: the newest of each coin, or with `history` every one.
+    ///
+    /// An unreadable price cache holds nothing the user typed: reports go on with the manual
+    /// prices and a warning (the next refresh moves the file aside and starts afresh).
     func priceBook(_ portfolio: Portfolio, history: Bool = false) throws -> PriceBook {
         let cache = try priceCache()
-        return PriceBook(manual: portfolio.manualPrices, fetched: history ? try cache.load() : try cache.loadLatest())
+        do {
+            return PriceBook(manual: portfolio.manualPrices, fetched: history ? try cache.load() : try cache.loadLatest())
+        } catch {
+            warn("\(error.cacheDescription); using manual prices only (the file holds only fetched prices: "
+                + "delete it, or run 'bitpal price refresh' to start it afresh)")
+            return PriceBook(manual: portfolio.manualPrices, fetched: [])
+        }
     }
 }

@@ -21,7 +21,7 @@ extension UsageError: CustomStringConvertible {
         func did(_ s: String?) -> String { s.map { ". Did you mean '\($0)'?" } ?? "" }
         switch self {
         case let .unknownCommand(word, suggestion):
-            return "unknown command '\(TextEscaping.escaped(word))'\(did(suggestion))"
+            return "unknown command '\(TextEscaping.shortened(word))'\(did(suggestion))"
         case let .unknownSubcommand(command, word, choices, suggestion):
             let base = "unknown '\(command)' command '\(TextEscaping.escaped(word))'"
             return suggestion != nil ? base + did(suggestion) : base + " (choose one of: \(choices.joined(separator: ", ")))"
@@ -38,9 +38,12 @@ extension UsageError: CustomStringConvertible {
         case let .missingArgument(name, usage):
             return "missing \(name) (usage: \(usage))"
         case let .unexpectedArgument(word):
-            return "unexpected argument '\(TextEscaping.escaped(word))'"
+            return "unexpected argument '\(TextEscaping.shortened(word))'"
         case let .invalidChoice(option, value, choices):
-            return "\(option) must be one of \(choices.joined(separator: ", ")), not '\(TextEscaping.escaped(value))'"
+            let lower = value.lowercased()
+            let prefixed = choices.filter { $0.hasPrefix(lower) }
+            let guess = prefixed.count == 1 ? prefixed[0] : EditDistance.closest(to: lower, in: choices, max: 1).first
+            return "\(option) must be one of \(choices.joined(separator: ", ")), not '\(TextEscaping.shortened(value))'\(did(guess))"
         case let .invalidLiteral(error):
             return error.description
         case let .conflict(text):

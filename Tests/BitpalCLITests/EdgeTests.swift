@@ -153,7 +153,7 @@ final class EdgeTests: XCTestCase {
         s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-02"])
         s.ok(["add", "buy", "eth", "1", "100", "--date", "2024-01-03"])
         let zero = s.ok(["list", "--limit", "0"]).out
-        XCTAssertEqual(zero, "0 of 3 transactions (--limit 0)\n")
+        XCTAssertEqual(zero, "")
         XCTAssertEqual(s.ok(["list", "--limit", "0", "--json"]).out, "[]\n")
         let two = s.ok(["list", "btc", "--limit", "1"]).out
         XCTAssertTrue(two.hasSuffix("1 of 2 matching transactions (--limit)\n"), two)
@@ -274,5 +274,47 @@ final class EdgeTests: XCTestCase {
     func testDemoSaysHowToInstall() {
         let out = Sandbox(now: "2026-11-20T00:00:00Z").ok(["demo"]).out
         XCTAssertTrue(out.contains("mkdir -p ~/.local/bin && cp"), out)
+    }
+
+    // MARK: Found by an independent review
+
+    func testAnUnreadablePriceCacheNeverBlocksAReport() throws {
+        let s = exampleWithPnL()
+        _ = s.write("prices.json", "{\"format\": \"bitpal-prices\", \"version\": 1, \"latest\": [")
+        let h = s.run(["holdings", "--json"])
+        XCTAssertEqual(h.code, .success, "\(h)")
+        XCTAssertTrue(h.err.contains("prices.json cannot be read") && h.err.contains("using manual prices only"), h.err)
+        XCTAssertTrue(h.out.contains(#""currentPrice": "150""#), h.out)  // the manual price still counts
+        XCTAssertEqual(s.run(["price", "list"]).code, .success)
+        XCTAssertEqual(s.run(["check"]).code, .failure)
+        // A write of fetched quotes moves the broken file aside and starts afresh.
+        let cache = PriceCache(directory: s.dir)
+        let setAside = try cache.append([Quote(coinId: "bitcoin", price: 1, time: s.now, source: .coingecko)])
+        XCTAssertNotNil(setAside)
+        XCTAssertEqual(try cache.load().count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: s.dir + "/prices.json.unreadable"))
+    }
+
+    func testNothingPricedShowsNoValueAnywhere() {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        XCTAssertEqual(s.ok(["widget"]).out, "— (no prices yet)\n")
+        let summary = s.ok(["summary"]).out
+        XCTAssertTrue(summary.contains("Total P&L             —  no prices yet"), summary)
+    }
+
+    func testMalformedArgumentsAreUsageErrorsWithSuggestions() {
+        let s = Sandbox()
+        XCTAssertEqual(s.run(["delete", "@abc"]).code, .usage)
+        XCTAssertEqual(s.run(["edit", "@", "--amount", "1"]).code, .usage)
+        XCTAssertEqual(s.run(["delete", "@99"]).code, .failure)  // well-formed, no such record
+        XCTAssertEqual(s.run(["completions", "BASH"]).code, .success)
+        XCTAssertTrue(s.run(["holdings", "--sort", "pn"]).err.contains("Did you mean 'pnl'?"))
+        XCTAssertTrue(s.run(["HOLDINGS"]).err.contains("Did you mean 'holdings'?"))
+        let long = String(repeating: "7", count: 5000)
+        let r = s.run(["add", "buy", "btc", long, "1"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertLessThan(r.err.count, 300, r.err)
+        XCTAssertTrue(r.err.contains("(5000 characters)"), r.err)
     }
 }

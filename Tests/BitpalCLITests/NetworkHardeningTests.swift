@@ -116,6 +116,9 @@ final class NetworkHardeningTests: FakeServiceTestCase {
             (["COINGECKO_PRO_API_KEY": pro], .init(status: 404, body: #"{"status":{"error_code":404,"error_message":"no route for key CG-proSECRET456"}}"#)),
             (["COINGECKO_PRO_API_KEY": pro], .init(status: 418, body: #"{"error":""# + String(repeating: "x", count: 190) + #"CG-proSECRET456"}"#)),
             (["COINGECKO_API_KEY": demo], .init(status: 302, body: "", headers: ["location": "http://CG-demoSECRET123.example/"])),
+            // Trimmed, re-cased, run into other text: still not printed.
+            (["COINGECKO_API_KEY": demo], .init(status: 400, body: #"{"error":"invalid key cg-demosecret12 (one short)"}"#)),
+            (["COINGECKO_API_KEY": demo], .init(status: 400, body: #"{"error":"key=xxCG-DEMOSECRET123yy"}"#)),
         ]
         for (env, reply) in cases {
             let s = online(env)
@@ -134,6 +137,15 @@ final class NetworkHardeningTests: FakeServiceTestCase {
             XCTAssertTrue(refresh.err.contains("[redacted]") || reply.status == 302, refresh.err)
             XCTAssertTrue(holdingsAgain.err.hasPrefix("warning: could not refresh prices"), holdingsAgain.err)
         }
+    }
+
+    func testAKeyCannotSmuggleAHeader() {
+        let s = online(["COINGECKO_API_KEY": "abc\r\nX-Evil: 1"])
+        holdBitcoin(s)
+        let r = s.run(["price", "refresh"])
+        XCTAssertEqual(r.code, .service, "\(r)")
+        XCTAssertTrue(server.requests.allSatisfy { $0.headers["x-evil"] == nil }, "\(server.requests)")
+        XCTAssertTrue(server.requests.isEmpty, "nothing is sent with a broken header")
     }
 
     func testTransportErrorsAreRedactedToo() {

@@ -46,7 +46,8 @@ struct CheckCommand: Command {
             let problems = portfolio.checked(now: context.now).problems
             let lines = problems.isEmpty ? [] : try store.transactionLines()
             let n = portfolio.transactions.count
-            portfolioReport.summary = "\(n) transaction\(n == 1 ? "" : "s")"
+            portfolioReport.summary = FileManager.default.fileExists(atPath: store.path)
+                ? "\(n) transaction\(n == 1 ? "" : "s")" : "not present"
             for p in problems {
                 portfolioReport.problems.append((p.index < lines.count ? lines[p.index] : nil, p.rule.rawValue,
                                                  PortfolioStore.describe(p, lines: lines, names: context.names)))
@@ -56,7 +57,9 @@ struct CheckCommand: Command {
         }
         reports.append(portfolioReport)
         let cache = try context.priceCache()
-        reports.append(Self.readable(cache.path) { "\(try cache.load().count) quotes" })
+        reports.append(Self.readable(cache.path) {
+            FileManager.default.fileExists(atPath: cache.path) ? "\(try cache.load().count) quotes" : nil
+        })
         let coins = try context.catalogCache()
         reports.append(Self.readable(coins.path) { try coins.load().map { "\($0.coins.count) coins" } })
 

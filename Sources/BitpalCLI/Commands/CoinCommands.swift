@@ -246,7 +246,9 @@ struct WidgetCommand: Command {
             context.out("bitpal: no holdings\n")
             return .success
         }
-        var line = "\(Human.money(s.totalValue)) " + style.pnl("\(Human.signedMoney(s.totalPnL)) (\(Human.percent(s.totalPnLPercentage)))", s.totalPnL)
+        let nothingPriced = s.unpricedCount == s.holdingsCount
+        var line = nothingPriced ? "— (no prices yet)"
+            : "\(Human.money(s.totalValue)) " + style.pnl("\(Human.signedMoney(s.totalPnL)) (\(Human.percent(s.totalPnLPercentage)))", s.totalPnL)
         if s.stale { line += " " + style.yellow("[stale]") }
         context.out(line + "\n")
         let count = size == .small ? 0 : size == .medium ? 2 : 5

@@ -42,8 +42,8 @@ enum Completions {
             switch self {
             case let .words(w): "COMPREPLY=( $(compgen -W \"\(w.joined(separator: " "))\" -- \"$cur\") )"
             case .coin: "COMPREPLY=( $(compgen -W \"$_bitpal_coins\" -- \"$cur\") )"
-            case .file: "COMPREPLY=( $(compgen -f -- \"$cur\") )"
-            case .directory: "COMPREPLY=( $(compgen -d -- \"$cur\") )"
+            case .file: "compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- \"$cur\") )"
+            case .directory: "compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- \"$cur\") )"
             case .command: "COMPREPLY=( $(compgen -W \"\(topWords.joined(separator: " "))\" -- \"$cur\") )"
             case .nothing: "COMPREPLY=()"
             }
@@ -136,6 +136,17 @@ enum Completions {
                 let pattern = repeats && n == kinds.count - 1 ? "\"\(c.spec.name)|\"*" : "\"\(c.spec.name)|\(n)\""
                 s += "        \(pattern)) \(kind.bash) ;;\n"
             }
+        }
+        s += """
+                "help|1") _bitpal_is_group "$prev" && COMPREPLY=( $(compgen -W "$(_bitpal_subcommands "$prev")" -- "$cur") ) ;;
+            esac
+        }
+        _bitpal_subcommands() {
+            case "$1" in
+
+        """
+        for w in topWords where !subcommands(of: w).isEmpty {
+            s += "        \(w)) echo \"\(subcommands(of: w).joined(separator: " "))\" ;;\n"
         }
         s += """
             esac
@@ -275,10 +286,7 @@ struct CompletionsCommand: Command {
     var shell: String
 
     init(parsing a: inout ArgumentList) throws {
-        shell = try a.popPositional("bash|zsh|fish")
-        guard ["bash", "zsh", "fish"].contains(shell) else {
-            throw UsageError.invalidChoice(option: "shell", value: shell, choices: ["bash", "zsh", "fish"])
-        }
+        shell = try ArgumentList.choice(try a.popPositional("bash|zsh|fish"), of: ["bash", "zsh", "fish"], option: "shell")
     }
 
     func run(_ context: Context) throws -> ExitCode {

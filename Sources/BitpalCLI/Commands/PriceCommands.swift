@@ -8,7 +8,9 @@ enum PriceUpdater {
         let fetched = try context.withPriceService(purpose) { client throws(PriceError) in
             try client.prices(for: coins, now: context.now)
         }
-        if !fetched.quotes.isEmpty { try context.priceCache().append(fetched.quotes) }
+        if !fetched.quotes.isEmpty, let broken = try context.priceCache().append(fetched.quotes) {
+            context.warn("\(broken); it was moved aside to \((broken.path as NSString).lastPathComponent).unreadable and a new price cache started")
+        }
         return fetched
     }
 
@@ -21,7 +23,7 @@ enum PriceUpdater {
         let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: context.now)
         guard !stale.isEmpty else { return book }
         if let failure = context.rememberedNetworkFailure() {
-            context.warn("could not refresh prices (\(failure)); showing the last known prices")
+            context.warn("could not refresh prices (\(failure)); \(book.isEmpty ? "no prices are known yet" : "showing the last known prices")")
             return book
         }
         do {
@@ -61,7 +63,7 @@ struct PriceSetCommand: Command {
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         if when > context.now { throw CommandFailure("Price date cannot be in the future") }
         let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual)
-        try context.store().update { portfolio in
+        try context.store().update(now: context.now, names: context.names) { portfolio in
             portfolio.manualPrices.append(quote)
             return (true, ())
         }
@@ -132,7 +134,7 @@ struct PriceHistoryCommand: Command {
         let portfolio = try context.store().load()
         let quotes = try context.priceBook(portfolio, history: true).history(coin.id)
         if quotes.isEmpty && !context.json {
-            context.out("No prices recorded for \(coin.id) yet.\n")
+            context.out("No prices recorded for \(context.coinLabel(coin.id)) yet.\n")
             return .success
         }
         renderQuotes(quotes, context: context)

@@ -154,8 +154,10 @@ struct SummaryCommand: Command {
         rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }),
                   .init(nothingPriced || s.unpricedCount == 0 ? "" : "priced holdings only")])
         rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.realizedPnL), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
-        rows.add([.init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
-                  .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) })])
+        rows.add(nothingPriced ? [.init("Total P&L"), .init("—"), .init("no prices yet")] : [
+            .init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
+            .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) }),
+        ])
         rows.add([.init("Holdings"), .init(String(s.holdingsCount)), .init(s.unpricedCount > 0 ? "\(s.unpricedCount) unpriced (cost \(Human.money(s.unpricedCost)))" : "")])
         rows.showsHeader = false
         context.out(rows.render(style: style))

@@ -107,13 +107,14 @@ struct ListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let since = try self.since?.start(in: context.timeZone, now: context.now, field: "--since")
-        let until = try self.until?.end(in: context.timeZone, now: context.now, field: "--until")
+        let since = self.since.flatMap { $0.filterBound(in: context.timeZone, now: context.now, lower: true) }
+        let until = self.until.flatMap { $0.filterBound(in: context.timeZone, now: context.now, lower: false) }
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
         let coinId = try coin.map { try context.resolveCoin($0).id }
         let portfolio = try context.store().load()
+        _ = context.checkedLedger(portfolio)  // warns, with the lines, when the store breaks a rule
         // Count every match, keep the first `limit` (newest first): "2 of 5" counts what the filters match.
         var selected: [Transaction] = []
         var matching = 0
@@ -134,10 +135,7 @@ struct ListCommand: Command {
             context.out(w.text)
             return .success
         }
-        if selected.isEmpty && matching > 0 {
-            context.out("0 of \(matching) transactions (--limit 0)\n")
-            return .success
-        }
+        if selected.isEmpty && matching > 0 { return .success }  // --limit 0: nothing, as asked
         if selected.isEmpty {
             context.out(portfolio.transactions.isEmpty
                 ? "No transactions yet. Record one with: bitpal add buy bitcoin 0.5 42000\n"
@@ -187,7 +185,7 @@ struct EditCommand: Command {
     var note: String?
 
     init(parsing a: inout ArgumentList) throws {
-        id = try a.popPositional("ID")
+        id = try ArgumentList.recordID(try a.popPositional("ID"))
         coin = a.popOption("--coin")
         type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
         amount = try a.popOption("--amount").map { try ArgumentList.decimal($0, field: "Amount") }
@@ -236,7 +234,7 @@ struct DeleteCommand: Command {
     var ids: [String]
 
     init(parsing a: inout ArgumentList) throws {
-        ids = a.popRemaining()
+        ids = try a.popRemaining().map { text throws(UsageError) in try ArgumentList.recordID(text) }
         if ids.isEmpty { throw UsageError.missingArgument("ID", usage: Self.spec.usage) }
     }
 

@@ -40,9 +40,9 @@ extension PortfolioError: CustomStringConvertible {
         case .amountNotPositive: return "Amount must be greater than zero"
         case .priceNotPositive: return "Price must be greater than zero"
         case let .tooManyFractionDigits(field, text):
-            return "\(field) '\(TextEscaping.escaped(text))' has more than \(DecimalLiteral.maxFractionDigits) fractional digits"
+            return "\(field) '\(TextEscaping.shortened(text))' has more than \(DecimalLiteral.maxFractionDigits) fractional digits"
         case let .tooManyDigits(field, text):
-            return "\(field) '\(TextEscaping.escaped(text))' has more than \(Fixed18.maxIntegerDigits) digits before the point"
+            return "\(field) '\(TextEscaping.shortened(text))' has more than \(Fixed18.maxIntegerDigits) digits before the point"
         case .futureDate: return "Transaction date cannot be in the future"
         case let .coinNotFound(query, suggestions):
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"

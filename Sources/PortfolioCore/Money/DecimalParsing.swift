@@ -18,11 +18,11 @@ extension LiteralError: CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notANumber(field, text):
-            "\(field) '\(TextEscaping.escaped(text))' is not a plain decimal number (use digits and an optional '.', e.g. 0.25)"
+            "\(field) '\(TextEscaping.shortened(text))' is not a plain decimal number (use digits and an optional '.', e.g. 0.25)"
         case let .notADate(field, text):
-            "\(field) '\(TextEscaping.escaped(text))' is not a date (use YYYY-MM-DD, YYYY-MM-DD HH:MM, today, yesterday, or an ISO 8601 time such as 2024-01-31T14:00:00Z)"
+            "\(field) '\(TextEscaping.shortened(text))' is not a date (use YYYY-MM-DD, YYYY-MM-DD HH:MM, today, yesterday, or an ISO 8601 time such as 2024-01-31T14:00:00Z)"
         case let .notAnInteger(field, text):
-            "\(field) '\(TextEscaping.escaped(text))' is not a whole number"
+            "\(field) '\(TextEscaping.shortened(text))' is not a whole number"
         }
     }
 }

@@ -41,7 +41,8 @@ public struct CurlTransport: HTTPTransport {
         defer { curl.slistFreeAll(headerList) }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             // A header with a line break would smuggle another header in: refuse it.
-            if (name + value).contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            // (By scalars: "\r\n" is one Character, equal to neither "\r" nor "\n".)
+            if (name + value).unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 throw .failed("a request header contains a line break")
             }
             guard let appended = curl.slistAppend(headerList, "\(name): \(value)") else {

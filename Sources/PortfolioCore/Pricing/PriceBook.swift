@@ -30,6 +30,9 @@ public struct PriceBook: Sendable {
     /// The newest quote of a coin.
     public func latest(_ coinId: String) -> Quote? { byCoin[coinId]?.last }
 
+    /// No quote of any coin.
+    public var isEmpty: Bool { byCoin.isEmpty }
+
     /// All quotes of a coin, oldest first.
     public func history(_ coinId: String) -> [Quote] { byCoin[coinId] ?? [] }
 

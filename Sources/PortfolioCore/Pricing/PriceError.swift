@@ -50,8 +50,40 @@ public enum PriceError: Error, Equatable, Sendable {
                     out.replaceSubrange(range, with: "[redacted]")
                 }
             }
+            out = redactFragments(out, of: secret)
         }
         return out
+    }
+
+    /// Replaces every word of `text` that shares 8 or more consecutive characters with `secret`
+    /// (any case): a server that echoes a key trimmed, re-cased or run into other text still
+    /// does not get it printed.
+    static func redactFragments(_ text: String, of secret: String) -> String {
+        let key = Array(secret.lowercased().unicodeScalars)
+        let width = min(8, key.count)
+        guard width >= 4 else { return text }
+        var windows = Set<String>()
+        for start in 0...(key.count - width) { windows.insert(String(String.UnicodeScalarView(key[start..<(start + width)]))) }
+        func isWordScalar(_ u: Unicode.Scalar) -> Bool { u.properties.isAlphabetic || u.properties.numericType != nil || u == "-" || u == "_" }
+        var out = String.UnicodeScalarView()
+        var word: [Unicode.Scalar] = []
+        func flush() {
+            let lower = word.map { String($0).lowercased().unicodeScalars.first ?? $0 }
+            var leaks = false
+            if lower.count >= width {
+                for start in 0...(lower.count - width) where windows.contains(String(String.UnicodeScalarView(lower[start..<(start + width)]))) {
+                    leaks = true
+                    break
+                }
+            }
+            if leaks { out.append(contentsOf: "[redacted]".unicodeScalars) } else { out.append(contentsOf: word) }
+            word.removeAll()
+        }
+        for u in text.unicodeScalars {
+            if isWordScalar(u) { word.append(u) } else { flush(); out.append(u) }
+        }
+        flush()
+        return String(out)
     }
 }
 

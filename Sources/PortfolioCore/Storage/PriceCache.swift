@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The price cache (`prices.json`): fetched quotes and their history.
 ///
@@ -35,14 +38,29 @@ public struct PriceCache: Sendable {
     }
 
     /// Appends fetched quotes under the cache lock.
-    public func append(_ quotes: [Quote]) throws(StoreError) {
+    ///
+    /// A cache that cannot be read (a hand edit, a disk error) holds nothing the user typed: it
+    /// is moved aside to `prices.json.unreadable` and a new cache starts with these quotes.
+    /// - Returns: the error that made it start afresh, if it did.
+    @discardableResult
+    public func append(_ quotes: [Quote]) throws(StoreError) -> StoreError? {
         try FileSystem.ensureDirectory(directory)
         let lock = try FileLock(path: lockPath)
         defer { lock.unlock() }
-        var all = try load()
+        var all: [Quote]
+        var setAside: StoreError?
+        do {
+            all = try load()
+        } catch {
+            guard case .malformed = error.reason else { throw error }
+            guard rename(path, path + ".unreadable") == 0 else { throw error }
+            setAside = error
+            all = []
+        }
         all.append(contentsOf: quotes)
         all = Self.trimmed(all)
         try FileSystem.writeAtomically(Self.encode(all), to: path)
+        return setAside
     }
 
     static func trimmed(_ quotes: [Quote]) -> [Quote] {

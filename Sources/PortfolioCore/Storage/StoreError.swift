@@ -59,3 +59,13 @@ extension StoreError: CustomStringConvertible {
         }
     }
 }
+
+extension StoreError {
+    /// The error for a cache file, without the advice meant for the portfolio ("restore a backup").
+    public var cacheDescription: String {
+        switch reason {
+        case let .malformed(detail): "\(path) cannot be read: \(detail)"
+        default: description
+        }
+    }
+}

@@ -194,8 +194,10 @@ public enum ISODate {
 
     /// Milliseconds since 1970, to the nearest one (so a parsed `.123` comes back as 123).
     public static func millis(_ date: Date) -> Int64 {
-        let t = date.timeIntervalSince1970 * 1000
-        return Int64(t.rounded())
+        let t = (date.timeIntervalSince1970 * 1000).rounded()
+        // Dates bitpal keeps are far inside Int64; anything else (distantFuture, a broken clock) clamps, never traps.
+        guard t.isFinite, t > -9.2e18, t < 9.2e18 else { return t < 0 ? Int64.min : Int64.max }
+        return Int64(t)
     }
 
     /// `date` at whole-millisecond precision, the precision the store keeps.
@@ -377,6 +379,23 @@ public enum DateInput: Equatable, Sendable {
         }
         guard ISODate.isInRange(date) else { throw DateRangeError(field: field, text: text) }
         return ISODate.truncatedToMillis(date)
+    }
+
+    /// As a filter's bound, a date outside the range keeps everything on its side (`--since
+    /// 1900-01-01` in Berlin starts before the range: no lower bound) instead of failing.
+    /// - Returns: `nil` for "no bound"; `.distantPast`/`.distantFuture` for a bound past every date.
+    public func filterBound(in zone: TimeZone, now: Date, lower: Bool) -> Date? {
+        do {
+            return lower ? try start(in: zone, now: now) : try end(in: zone, now: now)
+        } catch {
+            let early: Bool = switch self {
+            case let .day(y, _, _), let .localTime(y, _, _, _): y <= 1900
+            case let .instant(d): d.timeIntervalSince1970 < 0
+            case .relativeDay: true
+            }
+            if lower { return early ? nil : .distantFuture }
+            return early ? .distantPast : nil
+        }
     }
 
     /// The last moment it covers, for `--until`: a day runs to its end (the next day's start, less 1 ms).

@@ -27,6 +27,15 @@ public enum TextEscaping {
         return out
     }
 
+    /// Escaped, and cut to `limit` characters with `…` in the middle: a 5,000-digit amount is
+    /// named in an error, not echoed whole.
+    public static func shortened(_ text: String, limit: Int = 60) -> String {
+        let safe = escaped(text)
+        guard safe.count > limit else { return safe }
+        let half = (limit - 1) / 2
+        return String(safe.prefix(half)) + "…" + String(safe.suffix(half)) + " (\(text.count) characters)"
+    }
+
     /// The same, line by line: line breaks stay (for a whole document shown on a terminal, such as an export).
     public static func escapedKeepingLines(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
