@@ -317,4 +317,11 @@ final class EdgeTests: XCTestCase {
         XCTAssertLessThan(r.err.count, 300, r.err)
         XCTAssertTrue(r.err.contains("(5000 characters)"), r.err)
     }
+
+    func testImportedDatesMayNotDependOnTheDayOfTheImport() {
+        let s = Sandbox()
+        let r = s.run(["import", "-"], stdin: "type,coin,amount,price,date\nbuy,btc,1,100,today\n")
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("line 2: Date 'today' depends on the day of the import"), r.err)
+    }
 }

@@ -71,9 +71,9 @@ struct ImportCommand: Command {
                                                fileName: (source as NSString).lastPathComponent, utcOffsetSeconds: utcOffset)
             }
         }
-        let rows: [ImportRow], skippedKinds: [(String, Int)]
+        let rows: [ImportRow], skippedKinds: [(String, Int)], uncountedFees: [(String, Int)]
         switch parsed {
-        case let .success(preset): (rows, skippedKinds) = (preset.rows, preset.skipped)
+        case let .success(preset): (rows, skippedKinds, uncountedFees) = (preset.rows, preset.skipped, preset.feesNotCounted)
         case let .failure(failure): return report(failure, context: context)
         }
         // Resolve coins before taking the lock: this may fetch the coin list once.
@@ -103,6 +103,9 @@ struct ImportCommand: Command {
         }
         for (kind, count) in skippedKinds {
             context.note("skipped \(count) \(kind) row\(count == 1 ? "" : "s") (not a buy or sell bitpal can record yet)")
+        }
+        for (coin, count) in uncountedFees {
+            context.note("\(count) imported row\(count == 1 ? "'s fee was" : "s' fees were") paid in \(TextEscaping.escaped(coin)) and \(count == 1 ? "is" : "are") not counted")
         }
         if context.json {
             context.printJSON(.object([("imported", .number(String(plan.added.count))), ("skipped", .number(String(plan.skipped)))]))

@@ -10,10 +10,13 @@ public struct PresetRows: Sendable {
     public var rows: [ImportRow]
     /// (kind, count), e.g. ("send", 3), ("crypto-to-crypto", 1); nothing disappears silently.
     public var skipped: [(String, Int)]
+    /// (coin, count): imported rows whose fee was paid in that coin and is left out (e.g. BNB).
+    public var feesNotCounted: [(String, Int)]
 
-    public init(rows: [ImportRow], skipped: [(String, Int)]) {
+    public init(rows: [ImportRow], skipped: [(String, Int)], feesNotCounted: [(String, Int)] = []) {
         self.rows = rows
         self.skipped = skipped
+        self.feesNotCounted = feesNotCounted
     }
 }
 
@@ -87,7 +90,8 @@ public enum ExchangeImport {
         case .kraken: try mapper.kraken(records)
         }
         if !mapper.problems.isEmpty { throw ImportFailure(problems: mapper.problems) }
-        return PresetRows(rows: mapper.rows, skipped: mapper.skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        return PresetRows(rows: mapper.rows, skipped: mapper.skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                          feesNotCounted: mapper.feesNotCounted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// `+7`, `-06:00`, `+0530` → seconds east of UTC.
@@ -131,6 +135,7 @@ public enum ExchangeImport {
     struct Mapper {
         var rows: [ImportRow] = []
         var skipped: [String: Int] = [:]
+        var feesNotCounted: [String: Int] = [:]
         var problems: [String] = []
 
         mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
@@ -267,7 +272,7 @@ public enum ExchangeImport {
                 let feeCoin = cell("Fee Coin").uppercased()
                 if feeCoin == quote || ExchangeImport.usdQuotes.contains(feeCoin) { fee = feeValue }
                 else if feeCoin == base { if side == "buy" { amount -= feeValue } else { fee = feeValue * price } }
-                else if feeValue > 0 { skip("fee in \(feeCoin) not counted") }
+                else if feeValue > 0 { feesNotCounted[feeCoin, default: 0] += 1 }
                 guard let date = Self.utcTimestamp(cell("Date(UTC)")) else {
                     problems.append("line \(r.line): Date(UTC) '\(TextEscaping.escaped(cell("Date(UTC)")))' is not a Binance time"); continue
                 }
@@ -298,7 +303,7 @@ public enum ExchangeImport {
                 var fee: Decimal = 0
                 if feeCoin == quote || ExchangeImport.usdQuotes.contains(feeCoin) { fee = feeValue }
                 else if feeCoin == base { if side == "buy" { amount -= feeValue } else { fee = feeValue * price } }
-                else if feeValue > 0 { skip("fee in \(feeCoin) not counted") }
+                else if feeValue > 0 { feesNotCounted[feeCoin, default: 0] += 1 }
                 var text = cell(timeColumn)
                 if timeColumn == "Time", text.count == 17 { text = "20" + text }
                 guard let local = Self.utcTimestamp(text), let parsed = ISODate.parseTimestamp(utf8: local.utf8) else {

@@ -301,7 +301,10 @@ public enum TransactionImport {
         let dateText = try field(row, .date)
         // A day, a local time or an instant, as on the command line (`today` is not a date in a file).
         guard let input = DateInput.parse(dateText) else { throw LiteralError.notADate(field: "Date", text: dateText) }
-        if case .relativeDay = input { throw LiteralError.notADate(field: "Date", text: dateText) }
+        if case .relativeDay = input {
+            // A file's dates may not depend on the day it is imported.
+            throw CommandError("Date '\(TextEscaping.shortened(dateText))' depends on the day of the import: write the day itself (YYYY-MM-DD)")
+        }
         let date = try input.start(in: timeZone, now: Date(), field: "Date", text: dateText)
         var id = UUIDText.random()
         if let idText = row.fields[.id]?.trimmedSpaces, !idText.isEmpty {
