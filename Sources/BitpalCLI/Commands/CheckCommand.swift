@@ -3,14 +3,17 @@ import PortfolioCore
 
 extension Context {
     /// The ledger of the stored history, leaving out (with one warning) the records that break a rule.
-    func checkedLedger(_ portfolio: Portfolio) -> Ledger {
-        let checked = portfolio.checked(now: now)
+    /// Without `replaying`, only the record-by-record rules are checked (for listings) and the ledger is empty.
+    @discardableResult
+    func checkedLedger(_ portfolio: Portfolio, replaying: Bool = true) -> Ledger {
+        let checked = portfolio.checked(now: now, replaying: replaying)
         if !checked.problems.isEmpty, let store = try? store() {
             let lines = (try? store.transactionLines()) ?? []
             let n = checked.problems.count
             let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }.joined(separator: "; ")
             warn("\(store.path) breaks \(n) rule\(n == 1 ? "" : "s") (\(first)\(n > 2 ? "; …" : "")); "
-                + "\(n == 1 ? "that record is" : "those records are") left out of this report: run 'bitpal check'")
+                + (replaying ? "\(n == 1 ? "that record is" : "those records are") left out of this report: " : "")
+                + "run 'bitpal check'")
         }
         return checked.ledger
     }

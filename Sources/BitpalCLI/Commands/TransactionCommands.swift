@@ -114,7 +114,7 @@ struct ListCommand: Command {
         }
         let coinId = try coin.map { try context.resolveCoin($0).id }
         let portfolio = try context.store().load()
-        _ = context.checkedLedger(portfolio)  // warns, with the lines, when the store breaks a rule
+        context.checkedLedger(portfolio, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
         // Count every match, keep the first `limit` (newest first): "2 of 5" counts what the filters match.
         var selected: [Transaction] = []
         var matching = 0

@@ -69,7 +69,10 @@ extension Portfolio {
     /// Duplicated ids keep their first record; zero amounts or prices and future dates are
     /// left out; a sell that asks for more than is held at its date is left out and the
     /// replay goes on (so one bad sell does not hide the rest of the book).
-    public func checked(now: Date) -> CheckedHistory {
+    ///
+    /// With `replaying: false` only the record-by-record rules are checked (ids, zeros, dates):
+    /// no replay, so a listing stays as cheap as reading the file; the ledger is then empty.
+    public func checked(now: Date, replaying: Bool = true) -> CheckedHistory {
         var problems: [StoreProblem] = []
         var firstIndex: [UUID: Int] = [:]
         firstIndex.reserveCapacity(transactions.count)
@@ -92,6 +95,7 @@ extension Portfolio {
                 excluded.insert(i)
             }
         }
+        guard replaying else { return CheckedHistory(ledger: Ledger(), problems: problems) }
         let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded)
         for (i, error) in failures {
             let rule: StoreProblem.Rule = if case .breaksLaterSell = error { .oversell } else { .tooLarge }
