@@ -122,34 +122,11 @@ public struct ArgumentList {
     /// well-formed text with too many digits breaks a rule (exit 1), however many digits it has
     /// (`Decimal(string:)` itself gives up somewhere past 160 digits).
     public static func decimal(_ text: String, field: String) throws -> Decimal {
-        let literal: DecimalLiteral
         do {
-            literal = try DecimalLiteral(parsing: text, field: field)
-        } catch {
-            if let (_, fraction) = plainDigits(text) {
-                if fraction > DecimalLiteral.maxFractionDigits { throw PortfolioError.tooManyFractionDigits(field: field, text: text) }
-                throw PortfolioError.tooManyDigits(field: field, text: text)
-            }
+            return try ValueRules.fixed(text, field: field).decimal
+        } catch let error as LiteralError {
             throw UsageError.invalidLiteral(error)
         }
-        return try ValueRules.precise(literal, field: field, text: text)
-    }
-
-    /// The digit counts of `digits(.digits)?` text (before and after the point), or `nil`.
-    static func plainDigits(_ text: String) -> (Int, Int)? {
-        var whole = 0, fraction = 0, seenPoint = false
-        for b in text.utf8 {
-            if b == UInt8(ascii: ".") {
-                if seenPoint || whole == 0 { return nil }
-                seenPoint = true
-            } else if b >= 48 && b <= 57 {
-                if seenPoint { fraction += 1 } else { whole += 1 }
-            } else {
-                return nil
-            }
-        }
-        if whole == 0 || (seenPoint && fraction == 0) { return nil }
-        return (whole, fraction)
     }
 
     /// A date as typed (see `DateInput`); the zone and the range are applied when the command runs.

@@ -26,14 +26,18 @@ import Testing
         let lit = try DecimalLiteral(parsing: "0.1234567890123456789")
         #expect(lit.fractionDigits == 19)
         #expect(throws: PortfolioError.tooManyFractionDigits(field: "Amount", text: "0.1234567890123456789")) {
-            try ValueRules.precise(lit, field: "Amount", text: "0.1234567890123456789")
+            try ValueRules.fixed("0.1234567890123456789", field: "Amount")
         }
-        let eighteen = try DecimalLiteral(parsing: "1.123456789012345678")
-        #expect(try ValueRules.precise(eighteen, field: "Amount", text: "") == dec("1.123456789012345678"))
-        let huge = try DecimalLiteral(parsing: String(repeating: "9", count: 40))
-        #expect(throws: PortfolioError.tooManyDigits(field: "Amount", text: "x")) {
-            try ValueRules.precise(huge, field: "Amount", text: "x")
+        #expect(try ValueRules.fixed("1.123456789012345678", field: "Amount").decimal == dec("1.123456789012345678"))
+        // One rule at any length, with or without a point at either end.
+        for huge in [String(repeating: "9", count: 40), String(repeating: "9", count: 400), String(repeating: "9", count: 400) + "."] {
+            #expect(throws: PortfolioError.tooManyDigits(field: "Amount", text: huge)) { try ValueRules.fixed(huge, field: "Amount") }
         }
+        let longFraction = "." + String(repeating: "0", count: 300) + "1"
+        #expect(throws: PortfolioError.tooManyFractionDigits(field: "Amount", text: longFraction)) {
+            try ValueRules.fixed(longFraction, field: "Amount")
+        }
+        #expect(throws: LiteralError.notANumber(field: "Amount", text: "1e5")) { try ValueRules.fixed("1e5", field: "Amount") }
     }
 
     @Test func errorWording() {

@@ -168,7 +168,7 @@ struct PriceRefreshCommand: Command {
         }
         _ = try context.httpTimeout()
         let portfolio = try context.store().load()
-        let ledger = try Ledger.replay(portfolio.transactions)
+        let ledger = context.checkedLedger(portfolio)  // a store that breaks a rule still gets its prices
         let coins = Array(Set(ledger.openPositions.map(\.coinId) + portfolio.watchlist.map(\.coinId))).sorted()
         guard !coins.isEmpty else {
             if context.json {

@@ -44,10 +44,10 @@ public struct AverageCostLots: CostBasisLots {
 }
 
 extension Fixed18 {
-    /// `self + other`, or `valueTooLarge` past 128 bits.
+    /// `self + other`, or `quantityTooLarge` past 128 bits (about 3.4 × 10^20 units).
     public func adding(_ other: Fixed18) throws(PortfolioError) -> Fixed18 {
         let (sum, overflow) = units.addingReportingOverflow(other.units)
-        if overflow { throw .valueTooLarge }
+        if overflow { throw .quantityTooLarge }
         return Fixed18(units: sum)
     }
 }

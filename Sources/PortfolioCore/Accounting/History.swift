@@ -2,15 +2,14 @@ import Foundation
 
 /// The rules every value must meet before it enters the history.
 public enum ValueRules {
-    /// An amount, price or fee: at most 18 fractional digits and 20 before the point.
-    public static func precise(_ literal: DecimalLiteral, field: String, text: String) throws(PortfolioError) -> Decimal {
-        if literal.fractionDigits > DecimalLiteral.maxFractionDigits {
-            throw .tooManyFractionDigits(field: field, text: text)
-        }
-        if literal.integerDigits > Fixed18.maxIntegerDigits {
-            throw .tooManyDigits(field: field, text: text)
-        }
-        return literal.value
+    /// An amount, price or fee from text, exactly, by the one grammar and the one rule, wherever
+    /// it comes from (an argument, an import): not `PlainDecimal`'s grammar is `LiteralError`
+    /// (a usage error), too many digits before or after the point is `PortfolioError`, at any length.
+    public static func fixed(_ text: String, field: String) throws -> Fixed18 {
+        guard let scanned = PlainDecimal.scan(utf8: text.utf8) else { throw LiteralError.notANumber(field: field, text: text) }
+        if scanned.fractionDigits > DecimalLiteral.maxFractionDigits { throw PortfolioError.tooManyFractionDigits(field: field, text: text) }
+        guard let units = scanned.units else { throw PortfolioError.tooManyDigits(field: field, text: text) }
+        return Fixed18(units: units)
     }
 
     /// Checks what `add` checks of one transaction on its own.

@@ -115,14 +115,19 @@ public struct Ledger: Sendable {
     }
 
     /// Applies one transaction to its coin's position (see `Position.apply`) and the realized totals.
+    ///
+    /// All or nothing: a transaction that cannot apply (a sell of more than is held, a total
+    /// past what is computed exactly) leaves the ledger as it was, so a forgiving replay can
+    /// leave it out and go on.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
-        // Mutate the coin's position in place (no copy of the position per transaction).
-        let outcome = try positions[tx.coinId, default: Position(coinId: tx.coinId)].apply(tx)
+        var position = positions[tx.coinId] ?? Position(coinId: tx.coinId)
+        let outcome = try position.apply(tx)
         if let (gain, basisSold) = outcome.realized {
-            realized = try realized + gain
-            basisSoldTotal = try basisSoldTotal + basisSold
+            let (newRealized, newBasisSold) = (try realized + gain, try basisSoldTotal + basisSold)
+            (realized, basisSoldTotal) = (newRealized, newBasisSold)
         }
-        if outcome.closedCycle, let p = positions[tx.coinId] { closeCycle(of: p) }
+        positions[tx.coinId] = position
+        if outcome.closedCycle { closeCycle(of: position) }
     }
 
     private mutating func closeCycle(of p: Position) {

@@ -25,6 +25,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case notWatched(coinId: String)
     /// A total beyond what bitpal computes exactly (about 10^41).
     case valueTooLarge
+    /// A quantity held (or bought in one cycle) past what is kept exactly (about 3.4 × 10^20 units).
+    case quantityTooLarge
     /// A division whose divisor is zero (a bug or a corrupt history, never a rounding).
     case divisionByZero
 }
@@ -72,6 +74,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .alreadyWatched(id): return "\(coin(id)) is already in your watchlist"
         case let .notWatched(id): return "\(coin(id)) is not in your watchlist"
         case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
+        case .quantityTooLarge: return "A quantity is too large to keep exactly (over 3.4 × 10^20 units of one coin)"
         case .divisionByZero: return "A division by zero was asked for (the history may be corrupt; run 'bitpal check')"
         }
     }

@@ -141,6 +141,14 @@ public enum ExchangeImport {
         mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
 
         mutating func add(line: Int, type: String, coin: String, amount: Decimal, price: Decimal, fee: Decimal, date: String, notes: String?) {
+            // A negative or zero amount or price (a sign an export should not have, a fee in the
+            // bought coin larger than the fill) is a problem to show, never a sign to drop.
+            guard !amount.isNaN, !price.isNaN, !fee.isNaN, amount > 0, price > 0, fee >= 0 else {
+                func text(_ v: Decimal) -> String { v.isNaN ? "too large" : DecimalFormatting.exact(v) }
+                problems.append("line \(line): a \(type) of \(text(amount)) \(coin) at \(text(price)) (fee \(text(fee))) "
+                    + "has a value that is not positive; bitpal records only positive amounts and prices")
+                return
+            }
             rows.append(ImportRow(location: "line \(line)", fields: [
                 "type": type, "coin": coin, "amount": ExchangeNumber.literal(amount), "price": ExchangeNumber.literal(price),
                 "fee": ExchangeNumber.literal(fee), "date": date, "notes": notes ?? "",

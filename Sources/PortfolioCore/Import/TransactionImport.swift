@@ -287,12 +287,7 @@ public enum TransactionImport {
             throw CommandError("type '\(TextEscaping.escaped(typeText))' is not buy or sell")
         }
         func value(_ column: ImportFields.Column, _ label: String) throws -> Fixed18 {
-            let text = try field(row, column)
-            if let fast = Fixed18.parse(utf8: text.utf8) { return fast }
-            // Not representable: let the literal parser and the rules say exactly why.
-            let literal = try DecimalLiteral(parsing: text, field: label)
-            _ = try ValueRules.precise(literal, field: label, text: text)
-            throw PortfolioError.tooManyDigits(field: label, text: text)
+            try ValueRules.fixed(try field(row, column), field: label)
         }
         let amount = try value(.amount, "Amount")
         let price = try value(.price, "Price")

@@ -46,7 +46,7 @@ public struct Transaction: Hashable, Sendable {
     /// Makes a transaction from `Decimal` values.
     ///
     /// The values must already meet the rules (non-negative, at most 18 fractional and
-    /// 20 integer digits: `ValueRules.precise`); anything else is a programming error.
+    /// 20 integer digits: `ValueRules.fixed`); anything else is a programming error.
     public init(
         id: UUID = UUIDText.random(), coinId: String, type: TransactionType, amount: Decimal,
         pricePerCoin: Decimal, fee: Decimal = 0, date: Date, notes: String? = nil
