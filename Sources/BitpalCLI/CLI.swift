@@ -66,11 +66,11 @@ public struct CLI {
     func dispatch(_ arguments: [String]) throws -> ExitCode {
         let (globals, rest) = try CLI.splitGlobals(arguments)
         let context = Context(environment: environment, console: console, globals: globals)
+        if globals.version {  // before or after a command, as every global option
+            console.print("bitpal \(CLI.version)\n")
+            return .success
+        }
         guard let first = rest.first else {
-            if globals.version {
-                console.print("bitpal \(CLI.version)\n")
-                return .success
-            }
             console.print(Help.overview())
             return .success
         }

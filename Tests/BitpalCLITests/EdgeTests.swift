@@ -324,4 +324,26 @@ final class EdgeTests: XCTestCase {
         XCTAssertEqual(r.code, .failure)
         XCTAssertTrue(r.err.contains("line 2: Date 'today' depends on the day of the import"), r.err)
     }
+
+    func testThePriceCacheIsReadExactlyOrRefused() {
+        for bad in ["-5", "0", String(repeating: "1", count: 120)] {
+            let s = exampleWithPnL()
+            let quote = #"{"coinId": "bitcoin", "price": "\#(bad)", "change24h": null, "marketCap": null, "time": "2024-06-01T11:59:00Z", "sourceUpdatedAt": null, "source": "coingecko"}"#
+            _ = s.write("prices.json", #"{"format": "bitpal-prices", "version": 1, "latest": [\#(quote)], "quotes": [\#(quote)]}"#)
+            let h = s.run(["holdings", "--json"])
+            XCTAssertEqual(h.code, .success, "\(h)")
+            XCTAssertTrue(h.err.contains("prices.json cannot be read"), "\(bad.prefix(10)): \(h.err)")
+            XCTAssertTrue(h.out.contains(#""currentPrice": "150""#), h.out)  // the manual price, not the bad one
+        }
+    }
+
+    func testVersionAnywhereAndJSONExportToAFile() throws {
+        let s = exampleWithPnL()
+        XCTAssertEqual(s.ok(["list", "--version"]).out, "bitpal \(CLI.version)\n")
+        let path = s.dir + "/out.json"
+        let r = s.ok(["--json", "export", "--output", path])
+        XCTAssertTrue(r.out.hasPrefix("{") && r.out.contains(#""exported": 1"#), r.out)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(written.hasPrefix("["), written)  // --json with --output writes JSON there too
+    }
 }

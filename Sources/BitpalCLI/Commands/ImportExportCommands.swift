@@ -147,11 +147,15 @@ struct ExportCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let portfolio = try context.store().load()
         let ordered = Ledger.chronological(portfolio.transactions)
-        let bytes = json || (context.json && output == nil) ? TransactionExport.json(ordered) : TransactionExport.csv(ordered)
+        let bytes = json || context.json ? TransactionExport.json(ordered) : TransactionExport.csv(ordered)
         if let output {
             let path = try DataLocation.resolve(explicit: output, environment: context.environment.variables)
             try FileSystem.writeAtomically(bytes, to: path)
-            context.note("Exported \(ordered.count) transaction\(ordered.count == 1 ? "" : "s") to \(path).")
+            if context.json {  // stdout stays one JSON document: what was written where
+                context.printJSON(.object([("exported", .number(String(ordered.count))), ("output", .string(path))]))
+            } else {
+                context.note("Exported \(ordered.count) transaction\(ordered.count == 1 ? "" : "s") to \(path).")
+            }
         } else if context.environment.stdoutIsTerminal {
             // On a terminal, a note holding escape sequences is shown, not run; a file or a pipe gets the exact bytes.
             context.out(TextEscaping.escapedKeepingLines(String(decoding: bytes, as: UTF8.self)))

@@ -145,7 +145,10 @@ public struct PriceCache: Sendable {
         while let k = try r.nextKey() {
             switch k {
             case "coinId": coin = try r.readString()
-            case "price": price = try readSignedDecimal(&r)
+            case "price":
+                let p = try readSignedDecimal(&r)
+                guard p > 0 else { throw r.error("a price must be greater than zero") }
+                price = p
             case "change24h": change = r.consumeNull() ? nil : try readSignedDecimal(&r)
             case "marketCap": cap = r.consumeNull() ? nil : try readSignedDecimal(&r)
             case "time": time = try PortfolioCodec.readDate(&r)
@@ -166,10 +169,27 @@ public struct PriceCache: Sendable {
     static func readSignedDecimal(_ r: inout JSONReader) throws(JSONReadError) -> Decimal {
         let raw = try r.readRawStringBytes()
         let negative = raw.first == UInt8(ascii: "-")
-        guard let lit = DecimalLiteral.parse(utf8: raw.dropFirst(negative ? 1 : 0)) else {
-            throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not a decimal string")
+        let digits = raw.dropFirst(negative ? 1 : 0)
+        guard let lit = DecimalLiteral.parse(utf8: digits) else {
+            throw r.error("'\(TextEscaping.shortened(String(decoding: raw, as: UTF8.self)))' is not a decimal string")
+        }
+        // Exactly as written, or refused: a value with more digits than Decimal keeps is not rounded quietly.
+        guard DecimalFormatting.exact(lit.value) == canonical(digits) else {
+            throw r.error("'\(TextEscaping.shortened(String(decoding: raw, as: UTF8.self)))' has more digits than bitpal keeps (38)")
         }
         return negative ? -lit.value : lit.value
+    }
+
+    /// A literal without leading zeros, trailing fractional zeros or a bare point (`007.50` → `7.5`, `.0` → `0`).
+    static func canonical(_ bytes: some Collection<UInt8>) -> String {
+        var text = String(decoding: bytes, as: UTF8.self)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        while text.hasPrefix("0") { text.removeFirst() }
+        if text.isEmpty || text.hasPrefix(".") { text = "0" + text }
+        return text
     }
 }
 
