@@ -36,19 +36,6 @@ struct Options {
     }
 }
 
-/// Deterministic random numbers (SplitMix64).
-struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: UInt64) -> UInt64 { next() % n }
-}
-
 /// `units` of 10^-18 as a plain decimal literal.
 func literal(units: Int128) -> String {
     let scale: Int128 = 1_000_000_000_000_000_000
@@ -62,7 +49,7 @@ func literal(units: Int128) -> String {
 /// N transactions over 50 catalog coins: ~30% sells (never more than held), fees on some,
 /// 8- and 18-digit amounts, dates spread over 5 years, oldest first.
 func synthesize(_ n: Int) -> (transactions: [Transaction], csv: String) {
-    var g = Generator(state: 0xB17_9A1 &+ UInt64(n))
+    var g = SplitMix64(seed: 0xB17_9A1 &+ UInt64(n))
     let coins = Array(CoinCatalog.builtin.prefix(50)).map(\.id)
     var held = [Int128](repeating: 0, count: coins.count)
     var txs: [Transaction] = []

@@ -74,16 +74,14 @@ extension Portfolio {
     /// no replay, so a listing stays as cheap as reading the file; the ledger is then empty.
     public func checked(now: Date, replaying: Bool = true) -> CheckedHistory {
         var problems: [StoreProblem] = []
-        var firstIndex: [UUID: Int] = [:]
-        firstIndex.reserveCapacity(transactions.count)
+        var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
         for (i, t) in transactions.enumerated() {
-            if let first = firstIndex[t.id] {
+            if let first = ids.insert(t.id, at: i, in: transactions) {
                 problems.append(StoreProblem(rule: .duplicateID, index: i, id: t.id, firstIndex: first))
                 excluded.insert(i)
                 continue
             }
-            firstIndex[t.id] = i
             if t.amountValue.units == 0 {
                 problems.append(StoreProblem(rule: .amountNotPositive, index: i, id: t.id))
                 excluded.insert(i)
@@ -149,5 +147,39 @@ extension Ledger {
         return transactions.indices.sorted { a, b in
             transactions[a].date != transactions[b].date ? transactions[a].date < transactions[b].date : a < b
         }
+    }
+}
+
+/// Where each id first appears: an open-addressing table on the id's first 64 bits (ids are
+/// random), several times faster than a `[UUID: Int]` at a million records.
+struct IDTable {
+    private var keys: [UInt64]
+    private var slots: [Int32]  // record index + 1; 0 is empty
+    private let mask: Int
+
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        keys = [UInt64](repeating: 0, count: size)
+        slots = [Int32](repeating: 0, count: size)
+        mask = size - 1
+    }
+
+    /// Records that `id` is at `index`; returns the earlier index when the id was seen before.
+    mutating func insert(_ id: UUID, at index: Int, in records: [Transaction]) -> Int? {
+        let u = id.uuid
+        let key = UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
+            | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
+        var h = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+        while slots[h] != 0 {
+            if keys[h] == key {
+                let earlier = Int(slots[h]) - 1
+                if records[earlier].id == id { return earlier }
+            }
+            h = (h + 1) & mask
+        }
+        keys[h] = key
+        slots[h] = Int32(truncatingIfNeeded: index + 1)
+        return nil
     }
 }

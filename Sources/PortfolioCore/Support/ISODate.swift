@@ -89,17 +89,7 @@ public enum ISODate {
               let hh = num(b, 11, 2), let mi = num(b, 14, 2), let ss = num(b, 17, 2),
               hh < 24, mi < 60, ss < 60 else { return nil }
         var i = 19
-        var millis: Int64 = 0
-        if i < b.count && b[i] == 46 {
-            i += 1
-            var n = 0
-            while i < b.count, b[i] >= 48, b[i] <= 57 {
-                if n < 3 { millis = millis * 10 + Int64(b[i] - 48) }
-                n += 1; i += 1
-            }
-            guard n > 0 else { return nil }
-            while n < 3 { millis *= 10; n += 1 }
-        }
+        guard let millis = fractionMillis(b, &i) else { return nil }
         guard i < b.count, let (offset, end) = parseOffset(b, i), end == b.count else { return nil }
         let secs = days(fromCivil: y, mo, d) * 86_400 + hh * 3600 + mi * 60 + ss - offset
         return secs * 1000 + millis
@@ -226,6 +216,23 @@ public enum ISODate {
 
     static func digits(_ b: Bytes, _ at: Int, _ width: Int) -> Int64? { num(b, at, width) }
 
+    /// An optional `.fraction` of a second at `i` (digits past the third are dropped), as milliseconds;
+    /// moves `i` past it. `nil` for a point with no digit after it.
+    static func fractionMillis(_ b: Bytes, _ i: inout Int) -> Int64? {
+        guard i < b.count, b[i] == 46 else { return 0 }
+        i += 1
+        var millis: Int64 = 0
+        var n = 0
+        while i < b.count, b[i] >= 48, b[i] <= 57 {
+            if n < 3 { millis = millis * 10 + Int64(b[i] - 48) }
+            n += 1
+            i += 1
+        }
+        guard n > 0 else { return nil }
+        while n < 3 { millis *= 10; n += 1 }
+        return millis
+    }
+
     private static func num(_ b: Bytes, _ at: Int, _ width: Int) -> Int64? {
         guard at + width <= b.count else { return nil }
         var v: Int64 = 0
@@ -329,16 +336,8 @@ public enum DateInput: Equatable, Sendable {
             guard let sec = ISODate.digits(b, i + 1, 2), sec < 60 else { return nil }
             ss = sec
             i += 3
-            if i < b.count, b[i] == 46 {
-                i += 1
-                var n = 0
-                while i < b.count, b[i] >= 48, b[i] <= 57 {
-                    if n < 3 { ms = ms * 10 + Int64(b[i] - 48) }
-                    n += 1; i += 1
-                }
-                guard n > 0 else { return nil }
-                while n < 3 { ms *= 10; n += 1 }
-            }
+            guard let fraction = ISODate.fractionMillis(b, &i) else { return nil }
+            ms = fraction
         }
         let millisOfDay = ((hh * 60 + mi) * 60 + ss) * 1000 + ms
         if i == b.count { return .localTime(parts.0, parts.1, parts.2, millisOfDay: millisOfDay) }
