@@ -203,6 +203,5 @@ final class Failures: @unchecked Sendable {
     var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
 }
 
-/// A small deterministic generator for fuzz inputs.
 /// The seeded generator the fuzzers share.
 typealias SplitMix = SplitMix64

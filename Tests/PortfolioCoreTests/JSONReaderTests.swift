@@ -2,10 +2,9 @@ import Foundation
 import PortfolioCore
 import Testing
 
-/// A seeded generator, so every generated case can be reproduced from its seed.
+
 /// The seeded generator the property and differential tests share.
 typealias SeededRandom = SplitMix64
-}
 
 /// A JSON value as bitpal's pull reader sees it.
 indirect enum Tree: Equatable {
