@@ -130,9 +130,9 @@ public struct ArgumentList {
     }
 
     /// A date as typed (see `DateInput`); the zone and the range are applied when the command runs.
-    public static func date(_ text: String, field: String) throws(UsageError) -> DateInput {
+    public static func date(_ text: String, field: String) throws(UsageError) -> DateArgument {
         guard let input = DateInput.parse(text) else { throw .invalidLiteral(.notADate(field: field, text: text)) }
-        return input
+        return DateArgument(input: input, field: field, text: text)
     }
 
     /// A whole number `0...Int.max` written as plain digits.
@@ -158,5 +158,22 @@ public struct ArgumentList {
             throw CommandFailure("\(field) '\(TextEscaping.escaped(text))' is too large (at most \(Int.max))")
         }
         return n
+    }
+}
+
+/// A date argument: what it says and what was typed, so a range error can quote it.
+public struct DateArgument: Equatable, Sendable {
+    public var input: DateInput
+    public var field: String
+    public var text: String
+
+    /// The moment it names in `zone`; outside the kept range, an error quoting the text.
+    public func start(in zone: TimeZone, now: Date) throws(DateRangeError) -> Date {
+        try input.start(in: zone, now: now, field: field, text: text)
+    }
+
+    /// As a filter's bound (see `DateInput.filterBound`).
+    public func filterBound(in zone: TimeZone, now: Date, lower: Bool) -> Date? {
+        input.filterBound(in: zone, now: now, lower: lower)
     }
 }

@@ -346,4 +346,14 @@ final class EdgeTests: XCTestCase {
         let written = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertTrue(written.hasPrefix("["), written)  // --json with --output writes JSON there too
     }
+
+    func testCheckFlagsAFutureManualPriceAndRangeErrorsQuoteTheText() {
+        let s = exampleWithPnL()
+        let text = String(decoding: s.storeBytes ?? Data(), as: UTF8.self).replacingOccurrences(of: "2024-06-01T11:30:00Z", with: "2031-01-01T00:00:00Z")
+        _ = s.write("portfolio.json", text)
+        let r = s.run(["check"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.out.contains("the manual price of BTC (Bitcoin) is dated 2031-01-01, in the future"), r.out)
+        XCTAssertTrue(s.run(["add", "buy", "btc", "1", "1", "--date", "1899-12-31"]).err.contains("Date '1899-12-31' is outside"))
+    }
 }

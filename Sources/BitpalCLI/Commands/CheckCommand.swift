@@ -55,6 +55,12 @@ struct CheckCommand: Command {
                 portfolioReport.problems.append((p.index < lines.count ? lines[p.index] : nil, p.rule.rawValue,
                                                  PortfolioStore.describe(p, lines: lines, names: context.names)))
             }
+            // Manual prices are written by 'price set', which refuses a future date: one here came from a hand edit.
+            for q in portfolio.manualPrices where q.time > context.now {
+                portfolioReport.problems.append((nil, "future date", "the manual price of \(context.coinLabel(q.coinId)) "
+                    + "is dated \(Human.whenLabelled(q.time, in: context.timeZone)), in the future, so it outranks every "
+                    + "newer quote (fix its date in portfolio.json, or remove that entry)"))
+            }
         } catch {
             portfolioReport.problems.append((Self.line(of: error), "unreadable", error.description))
         }

@@ -49,7 +49,7 @@ struct PriceSetCommand: Command {
 
     var coin: String
     var price: Decimal
-    var date: DateInput?
+    var date: DateArgument?
 
     init(parsing a: inout ArgumentList) throws {
         coin = try a.popPositional("COIN")

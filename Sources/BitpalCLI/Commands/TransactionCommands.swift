@@ -47,7 +47,7 @@ struct AddCommand: Command {
     var coin: String
     var amount: Decimal
     var price: Decimal
-    var date: DateInput?
+    var date: DateArgument?
     var fee: Decimal
     var note: String?
 
@@ -94,8 +94,8 @@ struct ListCommand: Command {
 
     var coin: String?
     var type: TransactionType?
-    var since: DateInput?
-    var until: DateInput?
+    var since: DateArgument?
+    var until: DateArgument?
     var limit: Int?
 
     init(parsing a: inout ArgumentList) throws {
@@ -180,7 +180,7 @@ struct EditCommand: Command {
     var type: TransactionType?
     var amount: Decimal?
     var price: Decimal?
-    var date: DateInput?
+    var date: DateArgument?
     var fee: Decimal?
     var note: String?
 
