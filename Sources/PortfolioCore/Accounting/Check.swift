@@ -13,7 +13,7 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case priceNotPositive = "price not positive"
         case futureDate = "future date"
         case oversell = "sells more than held"
-        case tooLarge = "total too large"
+        case tooLarge = "too large to compute"
     }
 
     public var rule: Rule
