@@ -19,11 +19,20 @@ enum Human {
         return s == "$0.00" || s.hasPrefix("-") ? s : "+" + s
     }
 
-    /// An exact price or average: cents from $1 up, up to 8 decimals below.
+    /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
+    /// JSON keeps the contract's 8-decimal rounding.
+    static func price(_ v: Decimal) -> String {
+        v >= 1 || v <= -1 ? money(v) : smallPrice(DecimalFormatting.price(v))
+    }
+
+    /// The same for an exact price or average.
     static func price(_ v: Exact36) -> String {
-        let cents = v.fixed(scale: 2)
-        if cents != "0.00" && cents != "0.01" && v.magnitudeAtLeastOne { return dollars(cents) }
-        var s = v.trimmed(maxScale: 8)
+        v.magnitudeAtLeastOne ? money(v) : smallPrice(v.trimmed(maxScale: 8))
+    }
+
+    /// A price below $1, already rounded to at most 8 decimals: shown with at least 2.
+    private static func smallPrice(_ plain: String) -> String {
+        var s = plain
         if let dot = s.firstIndex(of: ".") {
             let frac = s.distance(from: dot, to: s.endIndex) - 1
             if frac < 2 { s += String(repeating: "0", count: 2 - frac) }
@@ -31,20 +40,6 @@ enum Human {
             s += ".00"
         }
         return dollars(s)
-    }
-
-    /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
-    /// JSON keeps the contract's 8-decimal rounding.
-    static func price(_ v: Decimal) -> String {
-        if v >= 1 || v <= -1 { return money(v) }
-        var s = DecimalFormatting.price(v)
-        if let dot = s.firstIndex(of: ".") {
-            let frac = s.distance(from: dot, to: s.endIndex) - 1
-            if frac < 2 { s += String(repeating: "0", count: 2 - frac) }
-        } else {
-            s += ".00"
-        }
-        return s.hasPrefix("-") ? "-$" + DecimalFormatting.grouped(String(s.dropFirst())) : "$" + DecimalFormatting.grouped(s)
     }
 
     static func quantity(_ v: Decimal) -> String { DecimalFormatting.grouped(DecimalFormatting.exact(v)) }
