@@ -356,4 +356,16 @@ final class EdgeTests: XCTestCase {
         XCTAssertTrue(r.out.contains("the manual price of BTC (Bitcoin) is dated 2031-01-01, in the future"), r.out)
         XCTAssertTrue(s.run(["add", "buy", "btc", "1", "1", "--date", "1899-12-31"]).err.contains("Date '1899-12-31' is outside"))
     }
+
+    func testALocalTimeTheClocksSkippedIsRefusedNotMoved() {
+        let s = Sandbox()
+        s.variables["TZ"] = "America/Sao_Paulo"
+        let r = s.run(["add", "buy", "btc", "1", "1", "--date", "2018-11-04 00:30"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("does not exist in America/Sao_Paulo: the clocks skipped it"), r.err)
+        s.ok(["add", "buy", "btc", "1", "1", "--date", "2018-11-04 01:30"])
+        s.ok(["add", "buy", "btc", "1", "1", "--date", "2018-11-04"])  // a bare day starts at 01:00 that day
+        s.variables["TZ"] = "Europe/Berlin"
+        s.ok(["add", "buy", "btc", "1", "1", "--date", "2024-10-27 02:30"])  // a repeated hour: the first one
+    }
 }

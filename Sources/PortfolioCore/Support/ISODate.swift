@@ -283,12 +283,18 @@ public enum ISODate {
 public struct DateRangeError: Error, Equatable, Sendable, CustomStringConvertible {
     public var field: String
     public var text: String
-    public init(field: String, text: String) {
+    /// Set for a local time the clocks skipped (a daylight-saving change), named by its zone.
+    public var skippedIn: String?
+    public init(field: String, text: String, skippedIn: String? = nil) {
         self.field = field
         self.text = text
+        self.skippedIn = skippedIn
     }
     public var description: String {
-        let what = text.isEmpty ? field : "\(field) '\(TextEscaping.escaped(text))'"
+        let what = text.isEmpty ? field : "\(field) '\(TextEscaping.shortened(text))'"
+        if let zone = skippedIn {
+            return "\(what) does not exist in \(zone): the clocks skipped it (write the time with an explicit UTC offset instead)"
+        }
         return "\(what) is outside the dates bitpal keeps (\(ISODate.rangeText))"
     }
 }
@@ -371,7 +377,15 @@ public enum DateInput: Equatable, Sendable {
     public func start(in zone: TimeZone, now: Date, field: String = "Date", text: String = "") throws(DateRangeError) -> Date {
         let date: Date
         switch self {
-        case let .localTime(y, m, d, ms): date = ISODate.localTime((y, m, d), millisOfDay: ms, in: zone)
+        case let .localTime(y, m, d, ms):
+            date = ISODate.localTime((y, m, d), millisOfDay: ms, in: zone)
+            // A wall-clock time the clocks jumped over names no instant: say so rather than move it.
+            let back = ISODate.localDay(of: date, in: zone)
+            let local = ISODate.millis(date) + Int64(zone.secondsFromGMT(for: date)) * 1000
+            let backMillis = local - ISODate.days(fromCivil: back.0, back.1, back.2) * 86_400_000
+            if ISODate.isInRange(date), back != (y, m, d) || backMillis != ms {
+                throw DateRangeError(field: field, text: text, skippedIn: zone.identifier)
+            }
         case let .instant(instant): date = instant
         case let .day(y, m, d): date = ISODate.startOfDay((y, m, d), in: zone)
         case let .relativeDay(n): date = ISODate.startOfDay(ISODate.adding(days: n, to: ISODate.localDay(of: now, in: zone)), in: zone)
