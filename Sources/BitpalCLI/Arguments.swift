@@ -129,6 +129,15 @@ public struct ArgumentList {
         }
     }
 
+    /// An exact amount, price or fee, by the same rules as `decimal`.
+    public static func fixed(_ text: String, field: String) throws -> Fixed18 {
+        do {
+            return try ValueRules.fixed(text, field: field)
+        } catch let error as LiteralError {
+            throw UsageError.invalidLiteral(error)
+        }
+    }
+
     /// A date as typed (see `DateInput`); the zone and the range are applied when the command runs.
     public static func date(_ text: String, field: String) throws(UsageError) -> DateArgument {
         guard let input = DateInput.parse(text) else { throw .invalidLiteral(.notADate(field: field, text: text)) }

@@ -160,6 +160,11 @@ public struct CLI {
                 g.color = try colorChoice(arguments[i])
                 i += 1
             case "-h", "--help": g.help = true
+            case "--portfolio", "-p":
+                guard i < arguments.count else { throw .missingValue(option: "--portfolio", valueName: "NAME") }
+                if g.portfolio != nil { throw .repeatedOption("--portfolio") }
+                g.portfolio = arguments[i]
+                i += 1
             case "--version": g.version = true
             case "--data-dir":
                 guard i < arguments.count else { throw .missingValue(option: "--data-dir", valueName: "DIR") }
@@ -171,6 +176,9 @@ public struct CLI {
                     if colorSet { throw .repeatedOption("--color") }
                     colorSet = true
                     g.color = try colorChoice(String(a.drop(while: { $0 != "=" }).dropFirst()))
+                } else if a.hasPrefix("--portfolio=") {
+                    if g.portfolio != nil { throw .repeatedOption("--portfolio") }
+                    g.portfolio = String(a.dropFirst("--portfolio=".count))
                 } else if a.hasPrefix("--data-dir=") {
                     if g.dataDir != nil { throw .repeatedOption("--data-dir") }
                     g.dataDir = String(a.dropFirst("--data-dir=".count))

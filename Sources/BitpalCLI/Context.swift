@@ -9,6 +9,8 @@ public enum ColorChoice: String, CaseIterable, Sendable {
 /// Options that apply to every command and may come before it.
 public struct GlobalOptions: Equatable {
     public var dataDir: String?
+    /// `--portfolio NAME` / `-p NAME`.
+    public var portfolio: String?
     public var json = false
     public var offline = false
     /// `--color auto|always|never` (`--no-color` is `never`).
@@ -18,6 +20,7 @@ public struct GlobalOptions: Equatable {
 
     static let specs: [OptionSpec] = [
         OptionSpec("--data-dir", "DIR", "where data lives (default: $BITPAL_HOME, else $XDG_DATA_HOME/bitpal, else ~/.local/share/bitpal)"),
+        OptionSpec("--portfolio", "NAME", "the portfolio to work in (also -p NAME or BITPAL_PORTFOLIO; default: the default portfolio)"),
         OptionSpec("--json", nil, "print one JSON document on stdout instead of a table"),
         OptionSpec("--offline", nil, "never touch the network; use cached and manual prices (also BITPAL_OFFLINE=1)"),
         OptionSpec("--color", "WHEN", "auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always or never",
@@ -120,8 +123,15 @@ public final class Context {
         return catalog(includingCache: true).coin(id: id) ?? Coin.unknown(id)
     }
 
-    /// How messages name a coin: `BTC (Bitcoin)`, escaped for the terminal.
+    /// Registered assets of the book last read (for naming them).
+    var registeredAssets: [String: Asset] = [:]
+    /// How many portfolios the book last read has (messages name the portfolio when there are several).
+    var portfolioCount = 1
+
+    /// How messages name an asset: `BTC (Bitcoin)`, `AAPL (Apple Inc.)`, escaped for the terminal.
     func coinLabel(_ id: String) -> String {
+        if let a = registeredAssets[id] { return "\(TextEscaping.escaped(a.id)) (\(TextEscaping.escaped(a.name)))" }
+        if Asset.isRegisteredID(id) { return TextEscaping.escaped(id) }
         let c = coin(id: id)
         let symbol = TextEscaping.escaped(c.symbol.uppercased())
         return c.name == c.id && c.symbol == c.id ? symbol : "\(symbol) (\(TextEscaping.escaped(c.name)))"
@@ -130,15 +140,8 @@ public final class Context {
     /// How the core's messages name coins and dates for this reader.
     var names: MessageNames {
         let zone = timeZone
-        return MessageNames(coin: { [unowned self] in coinLabel($0) }, date: { Human.whenLabelled($0, in: zone) })
-    }
-
-    /// A `@Sendable` lookup for reports over `ids` (reads the cached list only if a built-in lookup misses).
-    func coinLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> Coin {
-        var table: [String: Coin] = [:]
-        for id in ids where table[id] == nil { table[id] = coin(id: id) }
-        let frozen = table
-        return { id in frozen[id] ?? Coin.unknown(id) }
+        return MessageNames(coin: { [unowned self] in coinLabel($0) }, date: { Human.whenLabelled($0, in: zone) },
+                            portfolio: { [unowned self] in portfolioCount > 1 ? " in '\(TextEscaping.escaped($0))'" : "" })
     }
 
     /// Resolves what the user typed to a coin.
@@ -290,7 +293,7 @@ public final class Context {
     ///
     /// An unreadable price cache holds nothing the user typed: reports go on with the manual
     /// prices and a warning (the next refresh moves the file aside and starts afresh).
-    func priceBook(_ portfolio: Portfolio, history: Bool = false) throws -> PriceBook {
+    func priceBook(_ portfolio: Book, history: Bool = false) throws -> PriceBook {
         let cache = try priceCache()
         do {
             return PriceBook(manual: portfolio.manualPrices, fetched: history ? try cache.load() : try cache.loadLatest())

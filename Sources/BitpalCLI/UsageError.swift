@@ -14,12 +14,16 @@ public enum UsageError: Error, Equatable {
     case invalidChoice(option: String, value: String, choices: [String])
     case invalidLiteral(LiteralError)
     case conflict(String)
+    /// A value of the right shape's wrong kind (`--portfolio 'a b'`): what is wrong, in words.
+    case invalidValue(option: String, value: String, reason: String)
 }
 
 extension UsageError: CustomStringConvertible {
     public var description: String {
         func did(_ s: String?) -> String { s.map { ". Did you mean '\($0)'?" } ?? "" }
         switch self {
+        case let .invalidValue(option, value, reason):
+            return "\(option) '\(TextEscaping.shortened(value))' is not valid: \(reason)"
         case let .unknownCommand(word, suggestion):
             return "unknown command '\(TextEscaping.shortened(word))'\(did(suggestion))"
         case let .unknownSubcommand(command, word, choices, suggestion):

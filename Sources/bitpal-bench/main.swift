@@ -127,7 +127,7 @@ let options = Options(Array(CommandLine.arguments.dropFirst()))
 if let (n, dir) = options.generate {
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     let generated = synthesize(n)
-    let portfolio = Portfolio(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
+    let portfolio = Book(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
         Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: Date(), source: .manual)
     })
     _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(portfolio)))

@@ -5,7 +5,7 @@ extension Context {
     /// The ledger of the stored history, leaving out (with one warning) the records that break a rule.
     /// Without `replaying`, only the record-by-record rules are checked (for listings) and the ledger is empty.
     @discardableResult
-    func checkedLedger(_ portfolio: Portfolio, replaying: Bool = true) -> Ledger {
+    func checkedLedger(_ portfolio: Book, replaying: Bool = true) -> Ledger {
         let checked = portfolio.checked(now: now, replaying: replaying)
         if !checked.problems.isEmpty, let store = try? store() {
             let lines = (try? store.transactionLines()) ?? []

@@ -215,24 +215,28 @@ enum WidgetSize: String, CaseIterable {
 struct WidgetCommand: Command {
     static let spec = CommandSpec(
         name: "widget", summary: "The portfolio at a glance, for tmux, polybar or a prompt",
-        options: [OptionSpec("--size", "SIZE", "small: one line (default); medium: plus top 2; large: plus top 5", choices: WidgetSize.allCases.map(\.rawValue))],
+        options: [OptionSpec("--size", "SIZE", "small: one line (default); medium: plus top 2; large: plus top 5", choices: WidgetSize.allCases.map(\.rawValue)),
+                  ReportOptions.all],
         group: "Reports",
         examples: ["bitpal widget", "bitpal widget --size medium", "set -g status-right '#(bitpal widget --offline)'"])
 
     var size: WidgetSize
+    var all: Bool
 
     init(parsing a: inout ArgumentList) throws {
         size = a.popOption("--size").flatMap(WidgetSize.init(rawValue:)) ?? .small
+        all = a.popFlag("--all")
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: true)
+        let reports = try context.reports(refresh: true, all: all)
         let s = reports.summary()
         if context.json {
             context.printJSON(.object([
                 ("totalValue", ReportJSON.money(s.totalValue)),
                 ("unrealizedPnL", ReportJSON.money(s.unrealizedPnL)),
                 ("realizedPnL", ReportJSON.money(s.realizedPnL)),
+                ("income", ReportJSON.money(s.income)),
                 ("totalPnL", ReportJSON.money(s.totalPnL)),
                 ("holdings", .array(s.topHoldings.map { ReportJSON.topHolding($0, idKey: "id", upperSymbol: true) })),
                 ("lastUpdated", ReportJSON.date(s.pricesAsOf)),
@@ -253,7 +257,7 @@ struct WidgetCommand: Command {
         context.out(line + "\n")
         let count = size == .small ? 0 : size == .medium ? 2 : 5
         for h in s.topHoldings.prefix(count) {
-            context.out("\(TextEscaping.escaped(h.coin.symbol.uppercased())) \(h.currentValue.map(Human.money) ?? "—") "
+            context.out("\(TextEscaping.escaped(h.asset.symbol.uppercased())) \(h.currentValue.map(Human.money) ?? "—") "
                 + style.pnl(Human.percent(h.profitLossPercentage), h.profitLossPercentage) + "\n")
         }
         return .success

@@ -36,8 +36,8 @@ struct DemoCommand: Command {
         ("pepe", "0.00001876"), ("solana", "168.4"),
     ]
 
-    static func samplePortfolio(now: Date, zone: TimeZone) throws -> Portfolio {
-        var p = Portfolio()
+    static func samplePortfolio(now: Date, zone: TimeZone) throws -> Book {
+        var p = Book()
         for (day, coin, type, amount, price, fee, note) in trades {
             guard let parts = ISODate.parseDay(utf8: day.utf8) else { continue }
             p.transactions.append(Transaction(
@@ -65,8 +65,8 @@ struct DemoCommand: Command {
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
         let store = PortfolioStore(directory: folder)
         let sample = try Self.samplePortfolio(now: context.now, zone: context.timeZone)
-        try store.update { portfolio in
-            try portfolio.add(sample.transactions, now: context.now)
+        try store.update(now: context.now) { portfolio in
+            portfolio.add(sample.transactions)
             portfolio.manualPrices = sample.manualPrices
             portfolio.watchlist = sample.watchlist
             return (true, ())
@@ -76,7 +76,7 @@ struct DemoCommand: Command {
         globals.offline = true
         let demo = Context(environment: context.environment, console: context.console, globals: globals)
         if context.json {
-            let reports = try demo.reports(refresh: false)
+            let reports = try demo.reports(refresh: false, all: false)
             demo.printJSON(.object([
                 ("holdings", ReportJSON.holdings(reports.holdings())),
                 ("closed", ReportJSON.closed(reports.closed())),
@@ -109,13 +109,17 @@ struct DemoCommand: Command {
 }
 
 extension HoldingsCommand {
-    init(sort: HoldingsSort) { self.sort = sort }
+    init(sort: HoldingsSort, all: Bool = false, byPortfolio: Bool = false) {
+        self.sort = sort
+        self.all = all
+        self.byPortfolio = byPortfolio
+    }
 }
 
 extension ClosedCommand {
-    init() {}
+    init(all: Bool = false) { self.all = all }
 }
 
 extension SummaryCommand {
-    init() {}
+    init(all: Bool = false) { self.all = all }
 }

@@ -41,34 +41,39 @@ enum PriceUpdater {
 
 struct PriceSetCommand: Command {
     static let spec = CommandSpec(
-        name: "price set", summary: "Record a manual price (offline use, or a coin the service lacks)",
-        arguments: "COIN PRICE", options: [OptionSpec("--date", "DATE", "when the price was true (default now)")],
+        name: "price set", summary: "Record a manual price (a registered asset, offline use, a coin the service lacks)",
+        arguments: "ASSET PRICE", options: [OptionSpec("--date", "DATE", "when the price was true (default now)"),
+                                            OptionSpec("--currency", "CODE", "the price's currency (default: the asset's, else the portfolio's)")],
         group: "Prices",
-        details: "The newest quote of a coin wins, manual or fetched. Manual prices live in portfolio.json.",
-        examples: ["bitpal price set btc 60000", "bitpal price set shiba-inu 0.0000245 --date 2024-05-01"])
+        details: "The newest quote of an asset wins, manual or fetched. Registered assets are priced only this way\n(never fetched). Manual prices live in portfolio.json.",
+        examples: ["bitpal price set btc 60000", "bitpal price set AAPL 187.50", "bitpal price set shiba-inu 0.0000245 --date 2024-05-01"])
 
     var coin: String
     var price: Decimal
     var date: DateArgument?
+    var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
-        coin = try a.popPositional("COIN")
+        coin = try a.popPositional("ASSET")
         price = try ArgumentList.decimal(try a.popPositional("PRICE"), field: "Price")
         date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        currency = a.popOption("--currency")
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let coin = try context.resolveCoin(self.coin)
+        let book = try context.loadBook()
+        let coin = try context.resolveAsset(self.coin, in: book)
         if price <= 0 { throw PortfolioError.priceNotPositive }
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         if when > context.now { throw CommandFailure("Price date cannot be in the future") }
-        let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual)
+        let currency = try TransactionOptions.currency(currency, asset: coin, book: book, portfolio: try context.portfolio(in: book))
+        let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual, currency: currency)
         try context.store().update(now: context.now, names: context.names) { portfolio in
             portfolio.manualPrices.append(quote)
             return (true, ())
         }
         if context.json {
-            context.printJSON(ReportJSON.quote(quote, coin: coin, now: context.now))
+            context.printJSON(ReportJSON.quote(quote, asset: coin, now: context.now))
         } else {
             context.out("Set \(context.coinLabel(coin.id)) to \(Human.price(price)) as of \(Human.whenLabelled(when, in: context.timeZone)) (manual).\n")
         }
@@ -79,15 +84,15 @@ struct PriceSetCommand: Command {
 /// Renders quotes as a table or JSON (price list and price history).
 func renderQuotes(_ quotes: [Quote], context: Context) {
     if context.json {
-        context.printJSON(.array(quotes.map { ReportJSON.quote($0, coin: context.coin(id: $0.coinId), now: context.now) }))
+        context.printJSON(.array(quotes.map { ReportJSON.quote($0, asset: context.assetLabel($0.coinId), now: context.now) }))
         return
     }
     let style = context.style
-    var table = Table([("COIN", .left), ("NAME", .left), ("PRICE", .right), ("24H", .right), ("SOURCE", .left),
+    var table = Table([("ASSET", .left), ("NAME", .left), ("PRICE", .right), ("24H", .right), ("SOURCE", .left),
                        ("TIME (\(Human.zoneLabel(context.timeZone)))", .left), ("AGE", .left)])
     for q in quotes {
-        let c = context.coin(id: q.coinId)
-        let stale = PriceBook.isStale(q.time, now: context.now)
+        let c = context.assetLabel(q.coinId)
+        let stale = PriceBook.isStale(q.time, now: context.now) && !Asset.isRegisteredID(q.coinId)
         table.add([
             .init(TextEscaping.escaped(c.symbol.uppercased())), .init(TextEscaping.escaped(c.name)), .init(Human.price(q.price)),
             .init(q.change24h.map { Human.percent($0) } ?? "—", paint: { style.pnl($0, q.change24h) }),
@@ -167,9 +172,11 @@ struct PriceRefreshCommand: Command {
             throw UsageError.conflict("'price refresh' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
         _ = try context.httpTimeout()
-        let portfolio = try context.store().load()
+        let portfolio = try context.loadBook()
         let ledger = context.checkedLedger(portfolio)  // a store that breaks a rule still gets its prices
-        let coins = Array(Set(ledger.openPositions.map(\.coinId) + portfolio.watchlist.map(\.coinId))).sorted()
+        // Coins only: registered assets are priced by hand and never fetched.
+        let held = ledger.openPositions.map(\.assetId).filter { !Asset.isRegisteredID($0) }
+        let coins = Array(Set(held + portfolio.watchlist.map(\.coinId))).sorted()
         guard !coins.isEmpty else {
             if context.json {
                 context.printJSON(.object([("refreshed", .array([])), ("missing", .array([]))]))
@@ -182,7 +189,7 @@ struct PriceRefreshCommand: Command {
         if !quiet { for w in fetched.warnings { context.warn(w) } }
         if context.json {
             context.printJSON(.object([
-                ("refreshed", .array(fetched.quotes.map { ReportJSON.quote($0, coin: context.coin(id: $0.coinId), now: context.now) })),
+                ("refreshed", .array(fetched.quotes.map { ReportJSON.quote($0, asset: context.assetLabel($0.coinId), now: context.now) })),
                 ("missing", .array(fetched.missing.map { .string($0) })),
             ]))
             return .success

@@ -2,17 +2,26 @@ import Foundation
 import PortfolioCore
 
 extension Context {
-    /// The portfolio's reports with fresh-enough prices: loads the store, replays it, and (with
-    /// `refresh`) fetches prices first when a held coin's newest quote is over 60 s old, unless offline.
-    func reports(refresh: Bool) throws -> Reports {
-        let portfolio = try store().load()
-        let ledger = checkedLedger(portfolio)
-        var prices = try priceBook(portfolio)
+    /// The reports of the chosen portfolios (every active one with `all`) with fresh-enough prices:
+    /// loads the store, replays every portfolio, and (with `refresh`) fetches prices first when a
+    /// held coin's newest quote is over 60 s old, unless offline. Registered assets are never fetched.
+    func reports(refresh: Bool, all: Bool) throws -> Reports {
+        let book = try loadBook()
+        let selected = try selection(in: book, all: all)
+        let ledger = checkedLedger(book)
+        var prices = try priceBook(book)
         if refresh {
-            prices = try PriceUpdater.refreshIfNeeded(self, coins: ledger.openPositions.map(\.coinId), book: prices)
+            let coins = ledger.openPositions.filter { selected.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }.map(\.assetId)
+            prices = try PriceUpdater.refreshIfNeeded(self, coins: Array(Set(coins)), book: prices)
         }
-        return Reports(ledger: ledger, prices: prices, now: now, coin: coinLookup(ledger.positions.keys))
+        return Reports(ledger: ledger, prices: prices, now: now, portfolios: selected,
+                       asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
     }
+}
+
+/// `--all`, shared by every report.
+enum ReportOptions {
+    static let all = OptionSpec("--all", nil, "every active portfolio together (default: the chosen portfolio)")
 }
 
 /// The line under a report that says how old its prices are.
@@ -34,7 +43,9 @@ func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Exact36, 
 struct HoldingsCommand: Command {
     static let spec = CommandSpec(
         name: "holdings", summary: "What you own, what it cost and your unrealized P&L",
-        options: [OptionSpec("--sort", "ORDER", "value (default), pnl, name or amount", choices: HoldingsSort.allCases.map(\.rawValue))],
+        options: [OptionSpec("--sort", "ORDER", "value (default), pnl, name or amount", choices: HoldingsSort.allCases.map(\.rawValue)),
+                  ReportOptions.all,
+                  OptionSpec("--by-portfolio", nil, "with --all, one line per portfolio and asset (a PORTFOLIO column)")],
         group: "Reports",
         details: """
         Prices older than 60 seconds are refreshed first unless --offline, within about 3 seconds
@@ -45,14 +56,19 @@ struct HoldingsCommand: Command {
         examples: ["bitpal holdings", "bitpal holdings --sort pnl", "bitpal holdings --json --offline"])
 
     var sort: HoldingsSort
+    var all: Bool
+    var byPortfolio: Bool
 
     init(parsing a: inout ArgumentList) throws {
         sort = a.popOption("--sort").flatMap(HoldingsSort.init(rawValue:)) ?? .value
+        all = a.popFlag("--all")
+        byPortfolio = a.popFlag("--by-portfolio")
+        if byPortfolio && !all { throw UsageError.conflict("--by-portfolio keeps portfolios apart within --all; add --all") }
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: true)
-        let report = reports.holdings(sort: sort)
+        let reports = try context.reports(refresh: true, all: all)
+        let report = reports.holdings(sort: sort, byPortfolio: byPortfolio)
         if context.json {
             context.printJSON(ReportJSON.holdings(report))
             return .success
@@ -62,13 +78,15 @@ struct HoldingsCommand: Command {
             return .success
         }
         let style = context.style
-        var table = Table([("COIN", .left), ("NAME", .left), ("AMOUNT", .right), ("AVG COST", .right), ("COST BASIS", .right),
-                           ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
+        var table = Table((byPortfolio ? [("PORTFOLIO", .left)] : []) + [
+            ("ASSET", .left), ("NAME", .left), ("TYPE", .left), ("AMOUNT", .right), ("AVG COST", .right), ("COST BASIS", .right),
+            ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
+        let lead: [Table.Cell] = byPortfolio ? [.init("")] : []
         for h in report.holdings {
             let price = h.quote.map { Human.price($0.price) + (h.stale ? " (stale)" : "") } ?? "—"
-            table.add([
-                .init(TextEscaping.escaped(h.coin.symbol.uppercased())), .init(TextEscaping.escaped(h.coin.name)),
-                .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),
+            table.add((byPortfolio ? [.init(TextEscaping.escaped(h.portfolio ?? ""))] : []) + [
+                .init(TextEscaping.escaped(h.asset.symbol.uppercased())), .init(TextEscaping.escaped(h.asset.name)),
+                .init(h.asset.type.rawValue), .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),
                 .init(price, paint: { h.stale ? style.yellow($0) : $0 }), .init(h.currentValue.map(Human.money) ?? "—"),
                 .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
                 .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) }),
@@ -77,14 +95,14 @@ struct HoldingsCommand: Command {
         // Totals cover the priced holdings only, so that P&L = value − cost on the row itself.
         let priced = report.holdings.count - report.unpricedCount
         let pct = report.unrealizedPnLPercentage
-        table.addFooter(priced == 0 ? [
-            .init("TOTAL"), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
+        table.addFooter(lead + (priced == 0 ? [
+            .init("TOTAL"), .init(""), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
         ] : [
-            .init("TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""),
+            .init("TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""), .init(""),
             .init(Human.money(report.totalCost)), .init(""), .init(Human.money(report.totalValue)),
             .init(Human.signedMoney(report.unrealizedPnL), paint: { style.pnl($0, report.unrealizedPnL) }),
             .init(Human.percent(pct), paint: { style.pnl($0, pct) }),
-        ])
+        ]))
         context.out(table.render(style: style))
         context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
                                unpricedCost: report.unpricedCost, context: context))
@@ -94,14 +112,19 @@ struct HoldingsCommand: Command {
 
 struct ClosedCommand: Command {
     static let spec = CommandSpec(
-        name: "closed", summary: "Positions you sold down to zero, with realized P&L", group: "Reports",
-        details: "Each cycle (buys until the quantity is exactly zero again) is one closed position, newest first.",
-        examples: ["bitpal closed", "bitpal closed --json"])
+        name: "closed", summary: "Positions brought down to zero, with realized P&L",
+        options: [ReportOptions.all], group: "Reports",
+        details: "Each cycle (acquisitions until the quantity is exactly zero again, by any kind) is one closed\nposition, newest first. COST is the basis realized in the cycle.",
+        examples: ["bitpal closed", "bitpal closed --all --json"])
 
-    init(parsing a: inout ArgumentList) throws {}
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        all = a.popFlag("--all")
+    }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: false)
+        let reports = try context.reports(refresh: false, all: all)
         let lines = reports.closed()
         if context.json {
             context.printJSON(ReportJSON.closed(lines))
@@ -113,13 +136,15 @@ struct ClosedCommand: Command {
         }
         let style = context.style
         let zone = context.timeZone
-        var table = Table([("COIN", .left), ("NAME", .left), ("QUANTITY", .right), ("AVG COST", .right), ("AVG SELL", .right),
-                           ("REALIZED", .right), ("REALIZED %", .right), ("OPENED", .left), ("CLOSED", .left)])
+        var table = Table((all ? [("PORTFOLIO", .left)] : []) + [
+            ("ASSET", .left), ("NAME", .left), ("TYPE", .left), ("QUANTITY", .right), ("AVG COST", .right), ("AVG SELL", .right),
+            ("COST", .right), ("REALIZED", .right), ("REALIZED %", .right), ("OPENED", .left), ("CLOSED", .left)])
         for l in lines {
             let p = l.position
-            table.add([
-                .init(TextEscaping.escaped(l.coin.symbol.uppercased())), .init(TextEscaping.escaped(l.coin.name)),
-                .init(Human.quantity(p.totalQuantity)), .init(Human.price(p.avgCostPrice)), .init(Human.price(p.avgSellPrice)),
+            table.add((all ? [.init(TextEscaping.escaped(p.portfolio))] : []) + [
+                .init(TextEscaping.escaped(l.asset.symbol.uppercased())), .init(TextEscaping.escaped(l.asset.name)),
+                .init(l.asset.type.rawValue), .init(Human.quantity(p.totalQuantity)), .init(Human.price(p.avgCostPrice)),
+                .init(p.avgSellPrice.map(Human.price) ?? "—"), .init(Human.money(p.totalCost)),
                 .init(Human.signedMoney(p.realizedPnL), paint: { style.pnl($0, p.realizedPnL) }),
                 .init(Human.percent(p.realizedPnLPercentage), paint: { style.pnl($0, p.realizedPnLPercentage) }),
                 .init(Human.day(p.openedDate, in: zone)), .init(Human.day(p.closedDate, in: zone)),
@@ -132,13 +157,18 @@ struct ClosedCommand: Command {
 
 struct SummaryCommand: Command {
     static let spec = CommandSpec(
-        name: "summary", summary: "Total value, cost and P&L, realized and unrealized", group: "Reports",
-        examples: ["bitpal summary", "bitpal summary --json"])
+        name: "summary", summary: "Total value, cost and P&L, realized, unrealized and income",
+        options: [ReportOptions.all], group: "Reports",
+        examples: ["bitpal summary", "bitpal summary --all --json"])
 
-    init(parsing a: inout ArgumentList) throws {}
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        all = a.popFlag("--all")
+    }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: true)
+        let reports = try context.reports(refresh: true, all: all)
         let s = reports.summary()
         if context.json {
             context.printJSON(ReportJSON.summary(s))
@@ -154,6 +184,8 @@ struct SummaryCommand: Command {
         rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }),
                   .init(nothingPriced || s.unpricedCount == 0 ? "" : "priced holdings only")])
         rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.realizedPnL), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
+        rows.add([.init("Income"), .init(Human.signedMoney(s.income), paint: { style.pnl($0, s.income) }),
+                  .init(s.taxWithheld.isZero ? "" : "net of \(Human.money(s.taxWithheld)) tax withheld")])
         rows.add(nothingPriced ? [.init("Total P&L"), .init("—"), .init("no prices yet")] : [
             .init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
             .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) }),
@@ -163,9 +195,9 @@ struct SummaryCommand: Command {
         context.out(rows.render(style: style))
         if !s.topHoldings.isEmpty {
             context.out("\nTop holdings:\n")
-            var top = Table([("COIN", .left), ("NAME", .left), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
+            var top = Table([("ASSET", .left), ("NAME", .left), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
             for h in s.topHoldings {
-                top.add([.init(TextEscaping.escaped(h.coin.symbol.uppercased())), .init(TextEscaping.escaped(h.coin.name)),
+                top.add([.init(TextEscaping.escaped(h.asset.symbol.uppercased())), .init(TextEscaping.escaped(h.asset.name)),
                          .init(h.currentValue.map(Human.money) ?? "—"),
                          .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
                          .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) })])

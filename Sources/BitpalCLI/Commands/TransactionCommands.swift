@@ -1,12 +1,16 @@
 import Foundation
 import PortfolioCore
 
-/// Options shared by `add` and `edit`.
+/// Options shared by `add`, `edit` and `move`.
 enum TransactionOptions {
     static let date = OptionSpec("--date", "DATE", "when it happened: YYYY-MM-DD, today or yesterday (from local midnight), a local time (2024-01-31 14:00), or ISO 8601 with Z or an offset; default now")
-    static let fee = OptionSpec("--fee", "FEE", "fee paid in USD (default 0)")
+    static let fee = OptionSpec("--fee", "FEE", "buy, sell, transfer-in, swap: fee in money; transfer-out: network fee in units; dividend, interest: tax withheld (default 0)")
     static let note = OptionSpec("--note", "TEXT", "a note to keep with it")
+    static let total = OptionSpec("--total", "TOTAL", "buy, sell: the exact money value before fees, in place of PRICE")
+    static let currency = OptionSpec("--currency", "CODE", "the currency of the money (default: the asset's, else the portfolio's)")
+    static let value = OptionSpec("--value", "VALUE", "swap: the money value of what was swapped")
     static let types = TransactionType.allCases.map(\.rawValue)
+    static let addKinds = types + ["swap"]
 
     static func type(_ text: String, option: String) throws(UsageError) -> TransactionType {
         guard let t = TransactionType(rawValue: text.lowercased()) else {
@@ -15,95 +19,289 @@ enum TransactionOptions {
         return t
     }
 
-    /// One line describing a transaction for people.
-    static func describe(_ t: Transaction, coin: Coin, zone: TimeZone) -> String {
-        var s = "\(t.type.rawValue) \(Human.quantity(t.amount)) \(TextEscaping.escaped(coin.symbol.uppercased())) (\(TextEscaping.escaped(coin.name)))"
-        s += " at \(Human.price(t.pricePerCoin))"
-        if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
-        s += ", total \(Human.money(t.total)), on \(Human.whenLabelled(t.date, in: zone))"
+    /// One line describing a transaction (or a swap's or move's two legs) for people.
+    static func describe(_ legs: [Transaction], context: Context) -> String {
+        let zone = context.timeZone
+        guard let t = legs.first else { return "" }
+        func label(_ id: String) -> String { context.coinLabel(id) }
+        func symbol(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
+        var s: String
+        if legs.count == 2, let other = legs.last {
+            if t.type == .sell {
+                s = "swap \(Human.quantity(t.amountValue.decimal)) \(symbol(t.assetId)) → \(Human.quantity(other.amountValue.decimal)) \(symbol(other.assetId))"
+                s += ", value \(Human.money(t.gross))"
+                if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
+            } else {
+                s = "move \(Human.quantity(t.amountValue.decimal)) \(label(t.assetId)) from '\(TextEscaping.escaped(t.portfolio))' to '\(TextEscaping.escaped(other.portfolio))'"
+            }
+            s += ", on \(Human.whenLabelled(t.date, in: zone))"
+            if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
+            return s
+        }
+        let amount = Human.quantity(t.amount)
+        switch t.type {
+        case .buy, .sell, .transferIn, .reward:
+            s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
+            if let p = t.priceValue { s += " at \(Human.price(p.decimal))" }
+            if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
+            s += ", \(t.type == .reward ? "income" : "total") \(Human.money(t.total))"
+        case .transferOut:
+            s = "transfer-out \(amount) \(label(t.assetId))"
+            if t.fee > 0 { s += ", fee \(Human.quantity(t.fee)) \(symbol(t.assetId))" }
+        case .dividend, .interest:
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal)) from \(label(t.assetId))"
+            if t.fee > 0 { s += ", tax withheld \(Human.money(t.fee))" }
+            s += ", net \(Human.money(t.total))"
+        case .adjustment:
+            s = "adjustment \(t.negative ? "" : "+")\(amount) \(label(t.assetId))"
+        case .split:
+            s = "split \(label(t.assetId)) \(splitRatio(t))"
+        }
+        s += ", on \(Human.whenLabelled(t.date, in: zone))"
+        if context.portfolioCount > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
         if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
         return s
+    }
+
+    /// A split's ratio as typed: `4:1`, `1:3`.
+    static func splitRatio(_ t: Transaction) -> String {
+        "\(DecimalFormatting.exact(t.amountValue.decimal)):\(DecimalFormatting.exact((t.priceValue ?? Fixed18(units: Fixed18.scale)).decimal))"
+    }
+
+    /// The currency a money-bearing transaction of `asset` in `portfolio` is in: `--currency` if
+    /// given, else the asset's (a registered one), else the portfolio's base. Until exchange rates
+    /// exist, anything but the base is refused.
+    static func currency(_ given: String?, asset: AssetLabel, book: Book, portfolio: Portfolio) throws -> String {
+        let registered = book.asset(id: asset.id)
+        var currency = registered?.currency ?? portfolio.baseCurrency
+        if let given {
+            guard let code = CurrencyCode.parse(given) else { throw PortfolioError.unsupportedCurrency(given) }
+            if let registered, registered.currency != code {
+                throw PortfolioError.currencyMismatch(given: code, expected: registered.currency, reason: "the currency \(registered.id) trades in")
+            }
+            currency = code
+        }
+        if currency != portfolio.baseCurrency {
+            throw PortfolioError.currencyMismatch(given: currency, expected: portfolio.baseCurrency,
+                                                  reason: "the base currency of '\(portfolio.name)'")
+        }
+        return currency
+    }
+
+    /// The legs of `legs` as JSON: one object, or an array of two for a swap or a move.
+    static func json(_ legs: [Transaction]) -> JSONValue {
+        legs.count == 1 ? ReportJSON.transaction(legs[0]) : .array(legs.map(ReportJSON.transaction))
+    }
+
+    /// A split ratio: a decimal (`4`, `0.5`) or `NEW:OLD` (`1:3`).
+    static func ratio(_ text: String) throws -> (Fixed18, Fixed18?) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            return (try ArgumentList.fixed(String(parts[0]), field: "Ratio"), try ArgumentList.fixed(String(parts[1]), field: "Ratio"))
+        }
+        return (try ArgumentList.fixed(text, field: "Ratio"), nil)
     }
 }
 
 struct AddCommand: Command {
     static let spec = CommandSpec(
-        name: "add", summary: "Record a buy or a sell", arguments: "buy|sell COIN AMOUNT PRICE",
-        options: [TransactionOptions.date, TransactionOptions.fee, TransactionOptions.note],
+        name: "add", summary: "Record a transaction of any kind",
+        arguments: "KIND ASSET AMOUNT [PRICE]",
+        options: [TransactionOptions.date, TransactionOptions.fee, TransactionOptions.note, TransactionOptions.total,
+                  TransactionOptions.currency, TransactionOptions.value],
         group: "Transactions",
-        details: """
-        COIN is a CoinGecko id (bitcoin) or a symbol (btc, any case). AMOUNT is how many units;
-        PRICE is USD per unit. Both are plain decimals (0.5, 42000, 0.000000000000000001): no
-        commas, exponents or signs. A sell may not exceed what you hold at its date, and a
-        back-dated sell may not break a later one. Nothing is written when anything is refused.
+        details: KindRule.table.map { "  \($0.type.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \($0.arguments.padding(toLength: 19, withPad: " ", startingAt: 0)) \($0.summary)" }
+            .joined(separator: "\n") + """
+
+          swap          FROM AMOUNT TO AMOUNT  one asset for another at --value V (money), fee on the disposal
+
+        ASSET is a registered asset's code (AAPL, any case), else a CoinGecko id (bitcoin) or symbol
+        (btc). Numbers are plain decimals (0.5, 42000): no commas, exponents or signs (an adjustment's
+        QUANTITY may be negative). Nothing held may ever go below zero, at any date: a sell, a
+        transfer-out with its fee, a negative adjustment or a swap that takes more than is held then
+        is refused, and so is a back-dated one that would break a later one. Nothing is written when
+        anything is refused. The portfolio is --portfolio/-p, else the default.
         """,
         examples: [
             "bitpal add buy bitcoin 0.5 42000",
-            "bitpal add buy eth 2 1000 --fee 10 --date 2024-01-01",
-            "bitpal add sell btc 0.25 50000 --note \"rebalance\"",
+            "bitpal add buy AAPL 3 --total 541.20 --fee 1",
+            "bitpal add transfer-out eth 0.5 --fee 0.01",
+            "bitpal add dividend AAPL 2.40 --fee 0.36",
+            "bitpal add split AAPL 4",
+            "bitpal add swap btc 0.5 eth 8 --value 30000 --fee 30",
         ])
 
-    var type: TransactionType
-    var coin: String
-    var amount: Decimal
-    var price: Decimal
+    var kind: String
+    var arguments: [String]
     var date: DateArgument?
-    var fee: Decimal
+    var feeText: String?
     var note: String?
+    var totalText: String?
+    var currency: String?
+    var valueText: String?
 
     init(parsing a: inout ArgumentList) throws {
-        type = try TransactionOptions.type(try a.popPositional("buy|sell"), option: "type")
-        coin = try a.popPositional("COIN")
-        amount = try ArgumentList.decimal(try a.popPositional("AMOUNT"), field: "Amount")
-        price = try ArgumentList.decimal(try a.popPositional("PRICE"), field: "Price")
+        kind = try ArgumentList.choice(try a.popPositional("KIND"), of: TransactionOptions.addKinds, option: "KIND")
+        arguments = a.popRemaining()
         date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
-        fee = try a.popOption("--fee").map { try ArgumentList.decimal($0, field: "Fee") } ?? 0
+        feeText = a.popOption("--fee")
         note = a.popOption("--note")
+        totalText = a.popOption("--total")
+        currency = a.popOption("--currency")
+        valueText = a.popOption("--value")
+        let type = TransactionType(rawValue: kind)
+        let rule = type.map(KindRule.of)
+        // Shape checks (exit 2) before anything is read.
+        let expected: [String] = switch type {
+        case nil: ["FROM", "AMOUNT", "TO", "AMOUNT"]
+        case .buy?, .sell?: totalText == nil ? ["ASSET", "AMOUNT", "PRICE"] : ["ASSET", "AMOUNT"]
+        case .transferIn?: ["ASSET", "AMOUNT", "COST"]
+        case .reward?: ["ASSET", "AMOUNT", "PRICE"]
+        case .transferOut?, .dividend?, .interest?: ["ASSET", "AMOUNT"]
+        case .adjustment?: ["ASSET", "QUANTITY"]
+        case .split?: ["ASSET", "RATIO"]
+        }
+        let usage = "bitpal add \(kind) " + expected.joined(separator: " ")
+        if arguments.count < expected.count { throw UsageError.missingArgument(expected[arguments.count], usage: usage) }
+        if arguments.count > expected.count {
+            if (type == .buy || type == .sell) && totalText != nil && arguments.count == 3 {
+                throw UsageError.conflict("give PRICE or --total, not both")
+            }
+            throw UsageError.unexpectedArgument(arguments[expected.count])
+        }
+        if totalText != nil && !(rule?.takesTotal ?? false) { throw UsageError.conflict("--total is for buy and sell (a swap takes --value)") }
+        if valueText != nil && type != nil { throw UsageError.conflict("--value is for swap") }
+        if type == nil && valueText == nil { throw UsageError.missingValue(option: "--value", valueName: "VALUE") }
+        if feeText != nil && rule?.fee == KindRule.FeeRule.none { throw UsageError.conflict("a \(kind) has no fee") }
+        if currency != nil && !(rule?.hasCurrency ?? true) { throw UsageError.conflict("a \(kind) has no money, so no currency") }
+        // Literals now, so a malformed one is a usage error whatever else is wrong.
+        if let feeText { _ = try ArgumentList.fixed(feeText, field: "Fee") }
+        if let totalText { _ = try ArgumentList.fixed(totalText, field: "Total") }
+        if let valueText { _ = try ArgumentList.fixed(valueText, field: "Value") }
+        switch type {
+        case .adjustment?:
+            let q = arguments[1]
+            _ = try ArgumentList.fixed(q.hasPrefix("-") ? String(q.dropFirst()) : q, field: "Quantity")
+        case .split?: _ = try TransactionOptions.ratio(arguments[1])
+        case nil:
+            _ = try ArgumentList.fixed(arguments[1], field: "Amount")
+            _ = try ArgumentList.fixed(arguments[3], field: "Amount")
+        default:
+            for (i, name) in expected.enumerated() where i > 0 { _ = try ArgumentList.fixed(arguments[i], field: name.capitalized) }
+        }
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let coin = try context.resolveCoin(self.coin)
-        let tx = Transaction(coinId: coin.id, type: type, amount: amount, pricePerCoin: price, fee: fee,
-                             date: try date?.start(in: context.timeZone, now: context.now) ?? context.now, notes: note.flatMap { $0.isEmpty ? nil : $0 })
-        try ValueRules.check(tx, now: context.now)
         let now = context.now
-        try context.store().update(now: now, names: context.names) { portfolio in
-            try portfolio.add([tx], now: now)
+        let store = try context.store()
+        let book = try context.loadBook()
+        let portfolio = try context.portfolio(in: book)
+        let when = try date?.start(in: context.timeZone, now: now) ?? now
+        let notes = note.flatMap { $0.isEmpty ? nil : $0 }
+        let fee = try feeText.map { try ArgumentList.fixed($0, field: "Fee") }
+        var legs: [Transaction]
+        if let type = TransactionType(rawValue: kind) {
+            let asset = try context.resolveAsset(arguments[0], in: book)
+            let rule = KindRule.of(type)
+            var t = Transaction(portfolio: portfolio.name, type: type, assetId: asset.id, amount: .zero, price: nil, fee: nil,
+                                currency: nil, date: when, notes: notes)
+            switch type {
+            case .adjustment:
+                let q = arguments[1]
+                t.negative = q.hasPrefix("-")
+                t.amountValue = try ArgumentList.fixed(t.negative ? String(q.dropFirst()) : q, field: "Quantity")
+            case .split:
+                let (new, old) = try TransactionOptions.ratio(arguments[1])
+                t.amountValue = new
+                t.priceValue = old
+            default:
+                t.amountValue = try ArgumentList.fixed(arguments[1], field: "Amount")
+                if arguments.count > 2 { t.priceValue = try ArgumentList.fixed(arguments[2], field: type == .transferIn ? "Cost" : "Price") }
+            }
+            if let totalText {
+                let total = try ArgumentList.fixed(totalText, field: "Total")
+                t.totalValue = total
+                if t.amountValue.units > 0, total.units > 0 { t.priceValue = try Exact36(total).divided(by: t.amountValue).roundedToFixed18() }
+            }
+            switch rule.fee {
+            case .none: t.feeValue = nil
+            default: t.feeValue = fee ?? .zero
+            }
+            if rule.hasCurrency { t.currency = try TransactionOptions.currency(currency, asset: asset, book: book, portfolio: portfolio) }
+            legs = [t]
+        } else {
+            legs = try swapLegs(book: book, portfolio: portfolio, context: context, date: when, notes: notes, fee: fee)
+        }
+        for leg in legs { try ValueRules.check(leg, now: now) }
+        try store.update(now: now, names: context.names) { book in
+            book.add(legs)
             return (true, ())
         }
         if context.json {
-            context.printJSON(ReportJSON.transaction(tx))
+            context.printJSON(TransactionOptions.json(legs))
         } else {
-            context.out("Added \(TransactionOptions.describe(tx, coin: coin, zone: context.timeZone))\nid \(tx.id.uuidString.lowercased())\n")
+            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
         }
         return .success
+    }
+
+    /// A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
+    private func swapLegs(book: Book, portfolio: Portfolio, context: Context, date: Date, notes: String?, fee: Fixed18?) throws -> [Transaction] {
+        let from = try context.resolveAsset(arguments[0], in: book)
+        let to = try context.resolveAsset(arguments[2], in: book)
+        if from.id == to.id { throw CommandFailure("A swap needs two different assets (both are \(context.coinLabel(from.id)))") }
+        let fromAmount = try ArgumentList.fixed(arguments[1], field: "Amount")
+        let toAmount = try ArgumentList.fixed(arguments[3], field: "Amount")
+        let value = try ArgumentList.fixed(valueText ?? "0", field: "Value")
+        if value.units == 0 { throw CommandFailure("A swap's --value must be greater than zero") }
+        if fromAmount.units == 0 || toAmount.units == 0 { throw PortfolioError.amountNotPositive }
+        let c1 = try TransactionOptions.currency(currency, asset: from, book: book, portfolio: portfolio)
+        let c2 = try TransactionOptions.currency(currency, asset: to, book: book, portfolio: portfolio)
+        let sellID = UUIDText.random()
+        let sell = Transaction(id: sellID, portfolio: portfolio.name, type: .sell, assetId: from.id, amount: fromAmount,
+                               price: try Exact36(value).divided(by: fromAmount).roundedToFixed18(), total: value,
+                               fee: fee ?? .zero, currency: c1, date: date, notes: notes, linkedId: sellID)
+        let buy = Transaction(portfolio: portfolio.name, type: .buy, assetId: to.id, amount: toAmount,
+                              price: try Exact36(value).divided(by: toAmount).roundedToFixed18(), total: value,
+                              fee: .zero, currency: c2, date: date, notes: notes, linkedId: sellID)
+        return [sell, buy]
     }
 }
 
 struct ListCommand: Command {
     static let spec = CommandSpec(
-        name: "list", summary: "List transactions, newest first", arguments: "[COIN]",
+        name: "list", summary: "List transactions, newest first", arguments: "[ASSET]",
         options: [
-            OptionSpec("--type", "TYPE", "only buys or only sells", choices: TransactionOptions.types),
+            OptionSpec("--type", "TYPE", "only this kind (swap and move name linked pairs)", choices: TransactionOptions.types + ["swap", "move"]),
             OptionSpec("--since", "DATE", "from this day or time on (inclusive)"),
             OptionSpec("--until", "DATE", "up to this day or time (inclusive; a day covers the whole day)"),
-            OptionSpec("--limit", "N", "at most N transactions"),
+            OptionSpec("--limit", "N", "at most N lines"),
+            ReportOptions.all,
         ],
         group: "Transactions",
-        examples: ["bitpal list", "bitpal list btc --type sell --since 2024-01-01", "bitpal list --limit 20 --json"])
+        details: "A swap or a move is one line (both legs in --json).",
+        examples: ["bitpal list", "bitpal list btc --type sell --since 2024-01-01", "bitpal list --all --limit 20 --json"])
 
-    var coin: String?
-    var type: TransactionType?
+    var asset: String?
+    var type: String?
     var since: DateArgument?
     var until: DateArgument?
     var limit: Int?
+    var all: Bool
 
     init(parsing a: inout ArgumentList) throws {
-        coin = a.popOptionalPositional()
-        type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
+        asset = a.popOptionalPositional()
+        type = a.popOption("--type")
         since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
         until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.date(text, field: "--until") }
         limit = try a.popOption("--limit").map { text in try ArgumentList.positiveInt(text, field: "--limit") }
+        all = a.popFlag("--all")
+    }
+
+    /// What a line's kind is called: a leg's kind, or `swap`/`move` for a linked pair.
+    static func kind(of legs: [Transaction]) -> String {
+        guard legs.count == 2 else { return legs[0].type.rawValue }
+        return legs[0].type == .sell || legs[0].type == .buy ? "swap" : "move"
     }
 
     func run(_ context: Context) throws -> ExitCode {
@@ -112,48 +310,86 @@ struct ListCommand: Command {
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
-        let coinId = try coin.map { try context.resolveCoin($0).id }
-        let portfolio = try context.store().load()
-        context.checkedLedger(portfolio, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
+        let book = try context.loadBook()
+        let selected = try context.selection(in: book, all: all)
+        let assetId = try asset.map { try context.resolveAsset($0, in: book).id }
+        context.checkedLedger(book, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
+        // Linked legs form one line (a swap or a move), keyed by their link.
+        var groups: [UUID: [Transaction]] = [:]
+        for t in book.transactions { if let link = t.linkedId { groups[link, default: []].append(t) } }
         // Count every match, keep the first `limit` (newest first): "2 of 5" counts what the filters match.
-        var selected: [Transaction] = []
+        var selectedLines: [[Transaction]] = []
         var matching = 0
-        for t in Ledger.chronological(portfolio.transactions).reversed() {
-            if let coinId, t.coinId != coinId { continue }
-            if let type, t.type != type { continue }
+        var total = 0
+        var shown = Set<UUID>()
+        for t in Ledger.chronological(book.transactions).reversed() {
+            var legs = [t]
+            if let link = t.linkedId, let group = groups[link], group.count == 2 {
+                if !shown.insert(link).inserted { continue }
+                legs = group
+            }
+            guard legs.contains(where: { selected.contains($0.portfolio) }) else { continue }
+            total += 1
+            if let assetId, !legs.contains(where: { $0.assetId == assetId }) { continue }
+            if let type, ListCommand.kind(of: legs) != type { continue }
             if let since, t.date < since { continue }
             if let until, t.date > until { continue }
             matching += 1
-            if limit.map({ selected.count < $0 }) ?? true { selected.append(t) }
+            if limit.map({ selectedLines.count < $0 }) ?? true { selectedLines.append(legs) }
         }
         if context.json {
-            var w = JSONWriter(capacity: selected.count * 300 + 16)
+            var w = JSONWriter(capacity: selectedLines.count * 300 + 16)
             w.beginArray()
-            for t in selected { PortfolioCodec.writeTransaction(t, to: &w) }
+            for legs in selectedLines { for t in legs { PortfolioCodec.writeTransaction(t, to: &w) } }
             w.endArray()
             w.finish()
             context.out(w.text)
             return .success
         }
-        if selected.isEmpty && matching > 0 { return .success }  // --limit 0: nothing, as asked
-        if selected.isEmpty {
-            context.out(portfolio.transactions.isEmpty
+        if selectedLines.isEmpty && matching > 0 { return .success }  // --limit 0: nothing, as asked
+        if selectedLines.isEmpty {
+            context.out(total == 0
                 ? "No transactions yet. Record one with: bitpal add buy bitcoin 0.5 42000\n"
                 : "No transactions match.\n")
             return .success
         }
         let zone = context.timeZone
-        var table = Table([("ID", .left), ("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("COIN", .left), ("AMOUNT", .right),
-                           ("PRICE", .right), ("FEE", .right), ("TOTAL", .right), ("NOTES", .left)])
-        for t in selected {
-            let c = context.coin(id: t.coinId)
-            table.add([Human.shortID(t.id), Human.when(t.date, in: zone), t.type.rawValue, TextEscaping.escaped(c.symbol.uppercased()),
-                       Human.quantity(t.amount), Human.price(t.pricePerCoin), Human.money(t.fee), Human.money(t.total),
-                       TextEscaping.escaped(t.notes ?? "")])
+        let showPortfolio = all || book.portfolios.count > 1
+        var table = Table((showPortfolio ? [("PORTFOLIO", .left)] : []) + [
+            ("ID", .left), ("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("ASSET", .left), ("AMOUNT", .right),
+            ("PRICE", .right), ("FEE", .right), ("TOTAL", .right), ("NOTES", .left)])
+        func sym(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
+        for legs in selectedLines {
+            let t = legs[0]
+            var row: [Table.Cell] = []
+            if legs.count == 2 {
+                let o = legs[1]
+                let swap = ListCommand.kind(of: legs) == "swap"
+                if showPortfolio { row.append(.init(swap ? TextEscaping.escaped(t.portfolio) : "\(TextEscaping.escaped(t.portfolio)) → \(TextEscaping.escaped(o.portfolio))")) }
+                row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(swap ? "swap" : "move"),
+                        .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : sym(t.assetId)),
+                        .init(swap ? "\(Human.quantity(t.amount)) → \(Human.quantity(o.amount))" : Human.quantity(t.amount)),
+                        .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee) : ""), .init(swap ? Human.money(t.gross) : ""),
+                        .init(TextEscaping.escaped(t.notes ?? ""))]
+            } else {
+                if showPortfolio { row.append(.init(TextEscaping.escaped(t.portfolio))) }
+                let rule = t.rule
+                let fee: String = switch rule.fee {
+                case .none: ""
+                case .units: t.fee > 0 ? Human.quantity(t.fee) + " " + sym(t.assetId) : ""
+                default: Human.money(t.fee)
+                }
+                let price: String = t.type == .split ? TransactionOptions.splitRatio(t) : t.priceValue.map { Human.price($0.decimal) } ?? ""
+                row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(t.type.rawValue), .init(sym(t.assetId)),
+                        .init(rule.amountIsMoney ? Human.money(t.amountValue.decimal) : Human.quantity(t.amount)),
+                        .init(price), .init(fee), .init(rule.hasCurrency ? Human.money(t.total) : ""),
+                        .init(TextEscaping.escaped(t.notes ?? ""))]
+            }
+            table.add(row)
         }
         context.out(table.render(style: context.style))
-        if selected.count < matching {
-            context.out("\(selected.count) of \(matching) \(matching == portfolio.transactions.count ? "" : "matching ")transactions (--limit)\n")
+        if selectedLines.count < matching {
+            context.out("\(selectedLines.count) of \(matching) \(matching == total ? "" : "matching ")transactions (--limit)\n")
         }
         return .success
     }
@@ -163,63 +399,106 @@ struct EditCommand: Command {
     static let spec = CommandSpec(
         name: "edit", summary: "Change a transaction", arguments: "ID",
         options: [
-            OptionSpec("--coin", "COIN", "a new coin"),
-            OptionSpec("--type", "TYPE", "a new type: buy or sell", choices: TransactionOptions.types),
+            OptionSpec("--asset", "ASSET", "a new asset (also --coin)"),
+            OptionSpec("--coin", "ASSET", "the same as --asset"),
+            OptionSpec("--type", "TYPE", "a new kind (not on a swap's or move's leg)", choices: TransactionOptions.types),
             OptionSpec("--amount", "AMOUNT", "a new amount"),
-            OptionSpec("--price", "PRICE", "a new USD price per unit"),
+            OptionSpec("--price", "PRICE", "a new price per unit"),
+            OptionSpec("--total", "TOTAL", "a new exact total (buy, sell)"),
+            OptionSpec("--value", "VALUE", "a swap's new value (both legs)"),
             OptionSpec("--date", "DATE", "a new date: YYYY-MM-DD (local midnight), a local or ISO 8601 time, today, yesterday"),
-            OptionSpec("--fee", "FEE", "a new fee in USD (0 removes it)"),
+            OptionSpec("--fee", "FEE", "a new fee (0 removes it)"),
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
         ],
         group: "Transactions",
-        details: "ID is the transaction's id or a unique prefix of 4+ characters (see 'bitpal list'), or @LINE,\nthe record on that line of portfolio.json (as 'bitpal check' names it). The edited history is\nchecked as a whole, as 'add' checks it. Options not given keep their current values.",
+        details: """
+        ID is the transaction's id or a unique prefix of 4+ characters (see 'bitpal list'), or @LINE,
+        the record on that line of portfolio.json (as 'bitpal check' names it). The edited history is
+        checked as a whole, as 'add' checks it. Options not given keep their current values. On a
+        swap's or a move's leg, --date, --note and --value change both legs; --amount and --asset
+        change the leg named.
+        """,
         examples: ["bitpal edit 3f2a9c01 --price 41500", "bitpal edit 3f2a --date 2024-02-01 --note \"\""])
 
     var id: String
-    var coin: String?
+    var asset: String?
     var type: TransactionType?
-    var amount: Decimal?
-    var price: Decimal?
+    var amount: Fixed18?
+    var price: Fixed18?
+    var total: Fixed18?
+    var value: Fixed18?
     var date: DateArgument?
-    var fee: Decimal?
+    var fee: Fixed18?
     var note: String?
 
     init(parsing a: inout ArgumentList) throws {
         id = try ArgumentList.recordID(try a.popPositional("ID"))
-        coin = a.popOption("--coin")
+        let assetOption = a.popOption("--asset"), coinOption = a.popOption("--coin")
+        if assetOption != nil && coinOption != nil { throw UsageError.conflict("--coin is --asset; give one") }
+        asset = assetOption ?? coinOption
         type = try a.popOption("--type").map { text throws(UsageError) in try TransactionOptions.type(text, option: "--type") }
-        amount = try a.popOption("--amount").map { try ArgumentList.decimal($0, field: "Amount") }
-        price = try a.popOption("--price").map { try ArgumentList.decimal($0, field: "Price") }
+        amount = try a.popOption("--amount").map { try ArgumentList.fixed($0, field: "Amount") }
+        price = try a.popOption("--price").map { try ArgumentList.fixed($0, field: "Price") }
+        total = try a.popOption("--total").map { try ArgumentList.fixed($0, field: "Total") }
+        value = try a.popOption("--value").map { try ArgumentList.fixed($0, field: "Value") }
         date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
-        fee = try a.popOption("--fee").map { try ArgumentList.decimal($0, field: "Fee") }
+        fee = try a.popOption("--fee").map { try ArgumentList.fixed($0, field: "Fee") }
         note = a.popOption("--note")
-        if coin == nil && type == nil && amount == nil && price == nil && date == nil && fee == nil && note == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --coin, --type, --amount, --price, --date, --fee, --note")
+        if asset == nil && type == nil && amount == nil && price == nil && total == nil && value == nil && date == nil && fee == nil && note == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --asset, --type, --amount, --price, --total, --value, --date, --fee, --note")
         }
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let newCoin = try coin.map { try context.resolveCoin($0) }
         let now = context.now
+        let book = try context.loadBook()
+        let newAsset = try asset.map { try context.resolveAsset($0, in: book) }
         let newDate = try date?.start(in: context.timeZone, now: now)
         let store = try context.store()
-        let edited: Transaction = try store.update(now: now, names: context.names) { portfolio in
-            let index = try portfolio.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
-            var t = portfolio.transactions[index]
-            if let newCoin { t.coinId = newCoin.id }
-            if let type { t.type = type }
-            if let amount { t.amount = amount }
-            if let price { t.pricePerCoin = price }
-            if let newDate { t.date = newDate }
-            if let fee { t.fee = fee }
-            if let note { t.notes = note.isEmpty ? nil : note }
-            try portfolio.replace(at: index, with: t, now: now)
-            return (true, t)
+        let edited: [Transaction] = try store.update(now: now, names: context.names) { book in
+            let index = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
+            let legs = book.legs(of: index)
+            let linked = legs.count > 1
+            if linked && type != nil { throw PortfolioError.linkedLeg("The kind of a swap's or a move's leg cannot change; delete it and add it again") }
+            if value != nil && !(linked && book.transactions[index].totalValue != nil) {
+                throw UsageError.conflict("--value is a swap's value; use --price or --total on a single trade")
+            }
+            var t = book.transactions[index]
+            if let newAsset { t.assetId = newAsset.id }
+            if let type {
+                t.type = type
+                let rule = KindRule.of(type)
+                if rule.price == .none { t.priceValue = nil }
+                if !rule.takesTotal { t.totalValue = nil }
+                if rule.fee == .none { t.feeValue = nil } else if t.feeValue == nil { t.feeValue = .zero }
+                if !rule.hasCurrency { t.currency = nil } else if t.currency == nil { t.currency = book.portfolio(named: t.portfolio)?.baseCurrency ?? "USD" }
+            }
+            if let amount { t.amountValue = amount }
+            if let price { t.priceValue = price; t.totalValue = nil }
+            if let total { t.totalValue = total }
+            if let fee {
+                if t.rule.fee == .none { throw UsageError.conflict("a \(t.type.rawValue) has no fee") }
+                t.feeValue = fee
+            }
+            var changedLegs: [Transaction] = []
+            for i in legs {
+                var leg = i == index ? t : book.transactions[i]
+                if let newDate { leg.date = newDate }
+                if let note { leg.notes = note.isEmpty ? nil : note }
+                if let value { leg.totalValue = value }
+                if let total = leg.totalValue, leg.amountValue.units > 0, total.units > 0 {
+                    leg.priceValue = try Exact36(total).divided(by: leg.amountValue).roundedToFixed18()
+                }
+                try ValueRules.check(leg, now: now)
+                book.replace(at: i, with: leg)
+                changedLegs.append(leg)
+            }
+            return (true, changedLegs)
         }
         if context.json {
-            context.printJSON(ReportJSON.transaction(edited))
+            context.printJSON(TransactionOptions.json(edited))
         } else {
-            context.out("Changed \(Human.shortID(edited.id)): \(TransactionOptions.describe(edited, coin: context.coin(id: edited.coinId), zone: context.timeZone))\n")
+            context.out("Changed \(Human.shortID(edited[0].id)): \(TransactionOptions.describe(edited, context: context))\n")
         }
         return .success
     }
@@ -228,7 +507,7 @@ struct EditCommand: Command {
 struct DeleteCommand: Command {
     static let spec = CommandSpec(
         name: "delete", summary: "Delete transactions", arguments: "ID...", group: "Transactions",
-        details: "Each ID is a transaction's id, a unique prefix of 4+ characters, or @LINE (the record on that\nline of portfolio.json, as 'bitpal check' names it). Refused (nothing deleted) when what remains\nwould be invalid, e.g. a later sell would exceed what is held.",
+        details: "Each ID is a transaction's id, a unique prefix of 4+ characters, or @LINE (the record on that\nline of portfolio.json, as 'bitpal check' names it). A swap's or a move's leg takes the other\nleg with it. Refused (nothing deleted) when what remains would be invalid, e.g. a later sell\nwould exceed what is held.",
         examples: ["bitpal delete 3f2a9c01", "bitpal delete 3f2a 77b1"])
 
     var ids: [String]
@@ -240,22 +519,90 @@ struct DeleteCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let store = try context.store()
-        let removed: [Transaction] = try store.update(now: context.now, names: context.names) { portfolio in
+        _ = try context.loadBook()
+        let removed: [[Transaction]] = try store.update(now: context.now, names: context.names) { book in
             var indices: [Int] = []
+            var groups: [[Transaction]] = []
             for text in ids {
-                let i = try portfolio.index(matching: text, lines: { (try? store.transactionLines()) ?? [] })
-                if !indices.contains(i) { indices.append(i) }
+                let i = try book.index(matching: text, lines: { (try? store.transactionLines()) ?? [] })
+                if indices.contains(i) { continue }
+                let legs = book.legs(of: i)
+                indices += legs.filter { !indices.contains($0) }
+                groups.append(legs.map { book.transactions[$0] })
             }
-            let found = indices.map { portfolio.transactions[$0] }
-            try portfolio.delete(at: Set(indices))
-            return (true, found)
+            book.delete(at: Set(indices))
+            return (true, groups)
         }
         if context.json {
-            context.printJSON(.object([("deleted", .array(removed.map { .string($0.id.uuidString.lowercased()) }))]))
+            context.printJSON(.object([("deleted", .array(removed.flatMap { $0 }.map { .string($0.id.uuidString.lowercased()) }))]))
         } else {
-            for t in removed {
-                context.out("Deleted \(Human.shortID(t.id)): \(TransactionOptions.describe(t, coin: context.coin(id: t.coinId), zone: context.timeZone))\n")
+            for legs in removed {
+                context.out("Deleted \(Human.shortID(legs[0].id)): \(TransactionOptions.describe(legs, context: context))\n")
             }
+        }
+        return .success
+    }
+}
+
+struct MoveCommand: Command {
+    static let spec = CommandSpec(
+        name: "move", summary: "Move units of an asset from one portfolio to another", arguments: "ASSET AMOUNT",
+        options: [
+            OptionSpec("--to", "PORTFOLIO", "the portfolio that receives them (required)"),
+            OptionSpec("--from", "PORTFOLIO", "the portfolio they leave (default: --portfolio, else the default)"),
+            TransactionOptions.date, TransactionOptions.note,
+        ],
+        group: "Transactions",
+        details: """
+        Records a linked transfer-out and transfer-in. The basis that moves is what the units carry
+        in the source; the receiving leg takes it during the replay (nothing is realized). Deleting
+        or editing either leg acts on both.
+        """,
+        examples: ["bitpal move btc 0.1 --to trading", "bitpal move AAPL 5 --from main --to long-term --date 2024-03-01"])
+
+    var asset: String
+    var amount: Fixed18
+    var to: String
+    var from: String?
+    var date: DateArgument?
+    var note: String?
+
+    init(parsing a: inout ArgumentList) throws {
+        asset = try a.popPositional("ASSET")
+        amount = try ArgumentList.fixed(try a.popPositional("AMOUNT"), field: "Amount")
+        guard let to = a.popOption("--to") else { throw UsageError.missingValue(option: "--to", valueName: "PORTFOLIO") }
+        self.to = to
+        from = a.popOption("--from")
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        note = a.popOption("--note")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let now = context.now
+        let book = try context.loadBook()
+        let source = try from.map { try Context.portfolio(named: $0, in: book, option: "--from") } ?? context.portfolio(in: book)
+        let target = try Context.portfolio(named: to, in: book, option: "--to")
+        if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
+        let asset = try context.resolveAsset(self.asset, in: book)
+        if amount.units == 0 { throw PortfolioError.amountNotPositive }
+        let when = try date?.start(in: context.timeZone, now: now) ?? now
+        if when > now { throw PortfolioError.futureDate }
+        let notes = note.flatMap { $0.isEmpty ? nil : $0 }
+        let outID = UUIDText.random()
+        let legs = [
+            Transaction(id: outID, portfolio: source.name, type: .transferOut, assetId: asset.id, amount: amount, price: nil,
+                        fee: .zero, currency: nil, date: when, notes: notes, linkedId: outID),
+            Transaction(portfolio: target.name, type: .transferIn, assetId: asset.id, amount: amount, price: nil,
+                        fee: nil, currency: nil, date: when, notes: notes, linkedId: outID),
+        ]
+        try context.store().update(now: now, names: context.names) { book in
+            book.add(legs)
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(TransactionOptions.json(legs))
+        } else {
+            context.out("Moved \(TransactionOptions.describe(legs, context: context))\nid \(outID.uuidString.lowercased())\n")
         }
         return .success
     }

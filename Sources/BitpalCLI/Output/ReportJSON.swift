@@ -15,24 +15,20 @@ enum ReportJSON {
     static func exact(_ v: Decimal?) -> JSONValue { .optional(v.map(F.exact)) }
     static func date(_ d: Date?) -> JSONValue { .optional(d.map(ISODate.format)) }
 
+    /// A transaction object (version 2): every field of `TransactionField`, nulls included.
     static func transaction(_ t: Transaction) -> JSONValue {
-        .object([
-            ("id", .string(t.id.uuidString.lowercased())),
-            ("coinId", .string(t.coinId)),
-            ("type", .string(t.type.rawValue)),
-            ("amount", .string(F.exact(t.amount))),
-            ("pricePerCoin", .string(F.exact(t.pricePerCoin))),
-            ("fee", .string(F.exact(t.fee))),
-            ("date", .string(ISODate.format(t.date))),
-            ("notes", .optional(t.notes)),
-        ])
+        .object(TransactionField.order.map { ($0.name, .optional($0.text(of: t))) })
     }
 
+    /// The asset's symbol as JSON shows it: a coin's lower-case ticker, a registered asset's code.
+    static func symbol(_ a: AssetLabel) -> String { a.type == .crypto && !Asset.isRegisteredID(a.id) ? a.symbol.lowercased() : a.symbol }
+
     static func holding(_ h: Holding) -> JSONValue {
-        .object([
-            ("coinId", .string(h.coin.id)),
-            ("symbol", .string(h.coin.symbol.lowercased())),
-            ("name", .string(h.coin.name)),
+        .object((h.portfolio.map { [("portfolio", JSONValue.string($0))] } ?? []) + [
+            ("assetId", .string(h.asset.id)),
+            ("symbol", .string(symbol(h.asset))),
+            ("name", .string(h.asset.name)),
+            ("type", .string(h.asset.type.rawValue)),
             ("totalAmount", .string(F.exact(h.totalAmount))),
             ("avgCost", price(h.avgCost)),
             ("totalCost", money(h.totalCost)),
@@ -65,10 +61,13 @@ enum ReportJSON {
         .array(lines.map { l in
             let p = l.position
             return .object([
-                ("coinId", .string(l.coin.id)),
-                ("symbol", .string(l.coin.symbol.lowercased())),
-                ("name", .string(l.coin.name)),
+                ("assetId", .string(l.asset.id)),
+                ("symbol", .string(symbol(l.asset))),
+                ("name", .string(l.asset.name)),
+                ("type", .string(l.asset.type.rawValue)),
+                ("portfolio", .string(p.portfolio)),
                 ("totalQuantity", .string(F.exact(p.totalQuantity))),
+                ("totalCost", money(p.totalCost)),
                 ("avgCostPrice", price(p.avgCostPrice)),
                 ("avgSellPrice", price(p.avgSellPrice)),
                 ("realizedPnL", money(p.realizedPnL)),
@@ -81,9 +80,11 @@ enum ReportJSON {
 
     static func topHolding(_ h: Holding, idKey: String, upperSymbol: Bool) -> JSONValue {
         .object([
-            (idKey, .string(h.coin.id)),
-            ("symbol", .string(upperSymbol ? h.coin.symbol.uppercased() : h.coin.symbol.lowercased())),
-            ("name", .string(h.coin.name)),
+            (idKey, .string(h.asset.id)),
+        ] + (idKey == "assetId" ? [] : [("assetId", JSONValue.string(h.asset.id))]) + [
+            ("symbol", .string(upperSymbol ? h.asset.symbol.uppercased() : symbol(h.asset))),
+            ("name", .string(h.asset.name)),
+            ("type", .string(h.asset.type.rawValue)),
             ("currentValue", money(h.currentValue)),
             ("pnlAmount", money(h.profitLoss)),
             ("pnlPercentage", percent(h.profitLossPercentage)),
@@ -97,6 +98,8 @@ enum ReportJSON {
             ("totalClosedCost", money(s.totalClosedCost)),
             ("unrealizedPnL", money(s.unrealizedPnL)),
             ("realizedPnL", money(s.realizedPnL)),
+            ("income", money(s.income)),
+            ("taxWithheld", money(s.taxWithheld)),
             ("totalPnL", money(s.totalPnL)),
             ("totalPnLPercentage", percent(s.totalPnLPercentage)),
             ("holdingsCount", .number(String(s.holdingsCount))),
@@ -104,16 +107,17 @@ enum ReportJSON {
             ("unpricedCost", money(s.unpricedCost)),
             ("pricesAsOf", date(s.pricesAsOf)),
             ("stale", .bool(s.stale)),
-            ("topHoldings", .array(s.topHoldings.map { topHolding($0, idKey: "coinId", upperSymbol: false) })),
+            ("topHoldings", .array(s.topHoldings.map { topHolding($0, idKey: "assetId", upperSymbol: false) })),
         ])
     }
 
-    static func quote(_ q: Quote, coin: Coin, now: Date) -> JSONValue {
+    static func quote(_ q: Quote, asset: AssetLabel, now: Date) -> JSONValue {
         .object([
-            ("coinId", .string(q.coinId)),
-            ("symbol", .string(coin.symbol.lowercased())),
-            ("name", .string(coin.name)),
+            ("assetId", .string(q.coinId)),
+            ("symbol", .string(symbol(asset))),
+            ("name", .string(asset.name)),
             ("price", .string(F.price(q.price))),
+            ("currency", .string(q.currency)),
             ("change24h", percent(q.change24h)),
             ("marketCap", money(q.marketCap)),
             ("source", .string(q.source.rawValue)),

@@ -12,7 +12,13 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case amountNotPositive = "amount not positive"
         case priceNotPositive = "price not positive"
         case futureDate = "future date"
-        case oversell = "sells more than held"
+        case priceMissing = "price missing"
+        case taxAboveGross = "tax above gross"
+        case unknownPortfolio = "unknown portfolio"
+        case unknownAsset = "unregistered asset"
+        case currencyMismatch = "currency not the portfolio's"
+        case oversell = "takes more than held"
+        case unlinked = "move leg without its transfer-out"
         case tooLarge = "too large to compute"
     }
 
@@ -43,10 +49,15 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .duplicateID: "id \(id.uuidString.lowercased()) is used by an earlier record too"
         case .amountNotPositive: "amount must be greater than zero"
         case .priceNotPositive: "price must be greater than zero"
+        case .priceMissing: "it has no price"
+        case .taxAboveGross: "its tax withheld is larger than its gross amount"
         case .futureDate: "its date is in the future"
-        case .oversell, .tooLarge:
-            if case let .breaksLaterSell(coinId, held, requested, date, _)? = error {
-                "sells \(DecimalFormatting.exact(requested)) \(names.coin(coinId)) on \(names.date(date)) but only \(DecimalFormatting.exact(held)) is held then"
+        case .unknownPortfolio, .unknownAsset, .currencyMismatch: error?.description(names: names) ?? rule.rawValue
+        case .oversell, .tooLarge, .unlinked:
+            if case let .insufficientQuantity(s)? = error {
+                "\(s.noun) of \(DecimalFormatting.exact(s.requested)) \(names.coin(s.assetId))"
+                    + (s.fee.map { " (plus a fee of \(DecimalFormatting.exact($0)))" } ?? "")
+                    + " on \(names.date(s.date)) but only \(DecimalFormatting.exact(s.held)) is held\(names.portfolio(s.portfolio)) then"
             } else {
                 error?.description(names: names) ?? rule.rawValue
             }
@@ -63,49 +74,66 @@ public struct CheckedHistory: Sendable {
     public var problems: [StoreProblem]
 }
 
-extension Portfolio {
-    /// Every rule the stored transactions break, in file order, and the ledger of the rest.
+extension Book {
+    /// Every rule the stored book breaks, in file order, and the ledger of the rest.
     ///
-    /// Duplicated ids keep their first record; zero amounts or prices and future dates are
-    /// left out; a sell that asks for more than is held at its date is left out and the
-    /// replay goes on (so one bad sell does not hide the rest of the book).
+    /// Duplicated ids keep their first record; a record that breaks a rule of its own (a zero
+    /// amount, a missing price, a future date, an unknown portfolio or asset) is left out; one
+    /// that takes more than is held at its date is left out and the replay goes on (so one bad
+    /// record does not hide the rest of the book).
     ///
-    /// With `replaying: false` only the record-by-record rules are checked (ids, zeros, dates):
-    /// no replay, so a listing stays as cheap as reading the file; the ledger is then empty.
+    /// With `replaying: false` only the record-by-record rules are checked: no replay, so a
+    /// listing stays as cheap as reading the file; the ledger is then empty.
     public func checked(now: Date, replaying: Bool = true) -> CheckedHistory {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
+        var bases: [String: String] = [:]
+        for p in portfolios { bases[p.name] = p.baseCurrency }
+        let registered = Set(assets.map(\.id))
         for (i, t) in transactions.enumerated() {
             if let first = ids.insert(t.id, at: i, in: transactions) {
                 problems.append(StoreProblem(rule: .duplicateID, index: i, id: t.id, firstIndex: first))
                 excluded.insert(i)
                 continue
             }
-            if t.amountValue.units == 0 {
-                problems.append(StoreProblem(rule: .amountNotPositive, index: i, id: t.id))
-                excluded.insert(i)
-            } else if t.priceValue.units == 0 {
-                problems.append(StoreProblem(rule: .priceNotPositive, index: i, id: t.id))
-                excluded.insert(i)
+            var broken: (StoreProblem.Rule, PortfolioError?)?
+            if let rule = t.rule.brokenRule(t) {
+                broken = (rule, nil)
             } else if t.date > now {
-                problems.append(StoreProblem(rule: .futureDate, index: i, id: t.id))
+                broken = (.futureDate, nil)
+            } else if let base = bases[t.portfolio] {
+                if let c = t.currency, c != base {
+                    broken = (.currencyMismatch, .currencyMismatch(given: c, expected: base, reason: "the base currency of '\(t.portfolio)'"))
+                }
+            } else {
+                broken = (.unknownPortfolio, .portfolioNotFound(t.portfolio))
+            }
+            if broken == nil, Asset.isRegisteredID(t.assetId), !registered.contains(t.assetId) {
+                broken = (.unknownAsset, .assetNotFound(t.assetId))
+            }
+            if let (rule, error) = broken {
+                problems.append(StoreProblem(rule: rule, index: i, id: t.id, error: error))
                 excluded.insert(i)
             }
         }
         guard replaying else { return CheckedHistory(ledger: Ledger(), problems: problems) }
         let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded)
         for (i, error) in failures {
-            let rule: StoreProblem.Rule = if case .breaksLaterSell = error { .oversell } else { .tooLarge }
+            let rule: StoreProblem.Rule = switch error {
+            case .insufficientQuantity: .oversell
+            case .unlinkedTransferIn: .unlinked
+            default: .tooLarge
+            }
             problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
         }
         problems.sort { $0.index < $1.index }
         return CheckedHistory(ledger: ledger, problems: problems)
     }
 
-    /// Whether a change from `before` to this portfolio may be written: when the result breaks
+    /// Whether a change from `before` to this book may be written: when the result breaks
     /// no rule, or when it only removes problems (deleting or editing an offending record)
-    /// and adds none.
+    /// and adds none. Returns the problems that block it.
     public func mayReplace(problemsBefore: () -> [StoreProblem], now: Date) -> [StoreProblem]? {
         let after = checked(now: now).problems
         if after.isEmpty { return nil }
@@ -114,10 +142,31 @@ extension Portfolio {
         for p in before { remaining[p.identity, default: 0] += 1 }
         var introduced: [StoreProblem] = []
         for p in after {
-            if let n = remaining[p.identity], n > 0 { remaining[p.identity] = n - 1 } else { introduced.append(p) }
+            if let n = remaining[p.identity], n > 0, !changed.contains(p.id) { remaining[p.identity] = n - 1 } else { introduced.append(p) }
         }
         if introduced.isEmpty && after.count < before.count { return nil }
         return introduced.isEmpty ? after : introduced
+    }
+
+    /// The error to show for problems a change would introduce: the changed record's own
+    /// (`You only own …`, `Amount must be greater than zero`), else the later record it breaks;
+    /// `nil` when the problems are not of the change's making (the store lists them instead).
+    public func error(for introduced: [StoreProblem]) -> PortfolioError? {
+        if let own = introduced.first(where: { changed.contains($0.id) }) {
+            switch own.rule {
+            case .amountNotPositive: return .amountNotPositive
+            case .priceNotPositive: return .priceNotPositive
+            case .priceMissing: return .priceMissing(transactions[own.index].type)
+            case .taxAboveGross: return .taxAboveGross
+            case .futureDate: return .futureDate
+            case .duplicateID: return nil
+            default: return own.error
+            }
+        }
+        for p in introduced where p.rule == .oversell {
+            if case let .insufficientQuantity(s)? = p.error { return .breaksLater(s) }
+        }
+        return introduced.first { $0.rule == .unlinked || $0.rule == .tooLarge }?.error
     }
 }
 

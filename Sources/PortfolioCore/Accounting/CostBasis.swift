@@ -2,18 +2,20 @@ import Foundation
 
 /// How the cost of what is still held is tracked and released on a disposal.
 ///
-/// Weighted average is today's method; FIFO, LIFO and HIFO become other
-/// conforming types (each keeping lots) without touching the replay.
+/// Lots are the unit of basis: weighted average is the one-lot pool; FIFO, LIFO and HIFO become
+/// other conforming types (each keeping lots with their dates) without touching the replay.
 public protocol CostBasisLots: Sendable {
     init()
     /// Units held.
     var quantity: Fixed18 { get }
     /// Cost of the units held.
     var costBasis: Exact36 { get }
-    /// Adds units bought for `cost` (fees included).
+    /// Adds units acquired for `cost` (fees included).
     mutating func acquire(quantity: Fixed18, cost: Exact36, date: Date) throws(PortfolioError)
     /// Removes units and returns the cost basis they carried. Requires `quantity ≤ self.quantity`.
     mutating func dispose(quantity: Fixed18) throws(PortfolioError) -> Exact36
+    /// Multiplies every unit by `numerator / denominator` (a split); the basis stays.
+    mutating func scale(by numerator: Fixed18, over denominator: Fixed18) throws(PortfolioError)
 }
 
 /// Weighted average cost: a disposal takes `costBasis × amount / quantity` and leaves the average unchanged.
@@ -41,6 +43,10 @@ public struct AverageCostLots: CostBasisLots {
         costBasis = try costBasis - basisSold
         return basisSold
     }
+
+    public mutating func scale(by numerator: Fixed18, over denominator: Fixed18) throws(PortfolioError) {
+        quantity = try quantity.scaled(by: numerator, over: denominator)
+    }
 }
 
 extension Fixed18 {
@@ -49,5 +55,14 @@ extension Fixed18 {
         let (sum, overflow) = units.addingReportingOverflow(other.units)
         if overflow { throw .quantityTooLarge }
         return Fixed18(units: sum)
+    }
+
+    /// `self × numerator / denominator`, rounded half up to 18 decimals (a split's new quantity).
+    public func scaled(by numerator: Fixed18, over denominator: Fixed18) throws(PortfolioError) -> Fixed18 {
+        do {
+            return try Exact36(self).multiplied(by: numerator, dividedBy: denominator).roundedToFixed18()
+        } catch .valueTooLarge {
+            throw .quantityTooLarge
+        }
     }
 }

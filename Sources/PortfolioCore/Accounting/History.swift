@@ -12,84 +12,89 @@ public enum ValueRules {
         return Fixed18(units: units)
     }
 
-    /// Checks what `add` checks of one transaction on its own.
+    /// Checks what `add` checks of one transaction on its own (the rules of its kind, the date).
     public static func check(_ tx: Transaction, now: Date) throws(PortfolioError) {
-        if tx.amountValue.units == 0 { throw .amountNotPositive }
-        if tx.priceValue.units == 0 { throw .priceNotPositive }
+        switch tx.rule.brokenRule(tx) {
+        case .amountNotPositive?: throw .amountNotPositive
+        case .priceNotPositive?: throw .priceNotPositive
+        case .priceMissing?: throw .priceMissing(tx.type)
+        case .taxAboveGross?: throw .taxAboveGross
+        default: break
+        }
         if tx.date > now { throw .futureDate }
     }
 }
 
-extension Portfolio {
-    /// Replays the history of the coins in `coins` and rewords the first sell the change breaks.
+/// A change that would leave problems not of its own making (see `Book.admit`).
+public struct BookRejection: Error, Sendable {
+    public var problems: [StoreProblem]
+}
+
+extension Book {
+    /// The one gate every change passes before it is written: replays the whole book (every
+    /// portfolio, in date order) and refuses a result that breaks a rule the original did not.
     ///
-    /// Validity is per coin, so a change is checked against the whole history of
-    /// every coin it touches (a back-dated sell can be refused because of a later one).
-    /// A sell that was already broken before the change (a hand-edited store, see
-    /// `Portfolio.checked`) does not block it: a change may not break anything new.
-    ///
-    /// - Parameter changed: ids of the transactions being written; a broken sell
-    ///   among them reads "You only own …", any other "This would break the later sell …".
-    public static func validate(_ transactions: [Transaction], before: [Transaction], coins: Set<String>,
-                                changed: Set<UUID>) throws(PortfolioError) {
-        guard !coins.isEmpty else { return }
-        let relevant = transactions.filter { coins.contains($0.coinId) }
-        let failures = Ledger.replayForgiving(relevant).failures
-        guard !failures.isEmpty else { return }
-        let earlier = before.filter { coins.contains($0.coinId) }
-        var known: [UUID: Int] = [:]
-        for f in Ledger.replayForgiving(earlier).failures { known[earlier[f.index].id, default: 0] += 1 }
-        for (index, error) in failures {
-            let id = relevant[index].id
-            if let n = known[id], n > 0, !changed.contains(id) {
-                known[id] = n - 1
-                continue
-            }
-            if case let .breaksLaterSell(coin, held, requested, _, _) = error, changed.contains(id) {
-                throw .insufficientQuantity(coinId: coin, held: held, requested: requested)
-            }
-            throw error
-        }
+    /// - Throws: the changed record's own `PortfolioError` ("You only own …"), the later record
+    ///   it breaks (`breaksLater`), or `BookRejection` with the problems.
+    public func admit(from original: Book, now: Date) throws {
+        guard let broken = mayReplace(problemsBefore: { original.checked(now: now).problems }, now: now) else { return }
+        if let error = error(for: broken) { throw error }
+        throw BookRejection(problems: broken)
     }
 
-    /// Appends transactions after checking each one's rules and the merged history.
-    public mutating func add(_ new: [Transaction], now: Date) throws(PortfolioError) {
-        for tx in new { try ValueRules.check(tx, now: now) }
-        let merged = transactions + new
-        try Portfolio.validate(merged, before: transactions, coins: Set(new.map(\.coinId)), changed: Set(new.map(\.id)))
-        transactions = merged
+    /// Appends transactions (checked when the change is admitted).
+    public mutating func add(_ new: [Transaction]) {
+        transactions += new
+        for t in new { changed.insert(t.id) }
     }
 
-    /// Replaces the transaction at `index` after checking the edited history.
-    public mutating func replace(at index: Int, with edited: Transaction, now: Date) throws(PortfolioError) {
-        try ValueRules.check(edited, now: now)
-        var copy = transactions
-        let oldCoin = copy[index].coinId
-        copy[index] = edited
-        try Portfolio.validate(copy, before: transactions, coins: [oldCoin, edited.coinId], changed: [edited.id])
-        transactions = copy
+    /// Replaces the transaction at `index`.
+    public mutating func replace(at index: Int, with edited: Transaction) {
+        transactions[index] = edited
+        changed.insert(edited.id)
     }
 
-    /// Replaces the (first) transaction with the same id after checking the edited history.
-    public mutating func replace(_ edited: Transaction, now: Date) throws(PortfolioError) {
-        guard let index = transactions.firstIndex(where: { $0.id == edited.id }) else {
-            throw .transactionNotFound(edited.id.uuidString.lowercased())
-        }
-        try replace(at: index, with: edited, now: now)
-    }
-
-    /// Deletes the records at `indices` if what remains is still a valid history.
-    public mutating func delete(at indices: Set<Int>) throws(PortfolioError) {
-        let removed = indices.map { transactions[$0] }
-        var remaining = transactions
-        for i in indices.sorted(by: >) { remaining.remove(at: i) }
-        try Portfolio.validate(remaining, before: transactions, coins: Set(removed.map(\.coinId)), changed: [])
+    /// Deletes the records at `indices`.
+    public mutating func delete(at indices: Set<Int>) {
+        var remaining: [Transaction] = []
+        remaining.reserveCapacity(transactions.count - indices.count)
+        for (i, t) in transactions.enumerated() where !indices.contains(i) { remaining.append(t) }
         transactions = remaining
     }
 
-    /// Deletes transactions (every record with one of these ids) if what remains is still a valid history.
-    public mutating func delete(_ ids: Set<UUID>) throws(PortfolioError) {
-        try delete(at: Set(transactions.indices.filter { ids.contains(transactions[$0].id) }))
+    /// `add`, then `admit` (for callers outside the store, and tests).
+    public func adding(_ new: [Transaction], now: Date) throws -> Book {
+        for t in new { try ValueRules.check(t, now: now) }
+        var copy = self
+        copy.add(new)
+        try copy.admit(from: self, now: now)
+        copy.changed = []
+        return copy
+    }
+
+    /// `replace`, then `admit`.
+    public func replacing(at index: Int, with edited: Transaction, now: Date) throws -> Book {
+        try ValueRules.check(edited, now: now)
+        var copy = self
+        copy.replace(at: index, with: edited)
+        try copy.admit(from: self, now: now)
+        copy.changed = []
+        return copy
+    }
+
+    /// `delete`, then `admit`.
+    public func deleting(_ ids: Set<UUID>, now: Date) throws -> Book {
+        var copy = self
+        copy.delete(at: Set(transactions.indices.filter { ids.contains(transactions[$0].id) }))
+        try copy.admit(from: self, now: now)
+        return copy
+    }
+
+    /// The indices of the record at `index` and of its linked partner legs (a swap's or a move's).
+    public func legs(of index: Int) -> [Int] {
+        let t = transactions[index]
+        guard let link = t.linkedId else { return [index] }
+        return transactions.indices.filter { transactions[$0].linkedId == link }
     }
 
     /// The transaction whose id is `text` or starts with it (4+ characters, any case).

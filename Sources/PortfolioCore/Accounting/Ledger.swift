@@ -1,58 +1,41 @@
 import Foundation
 
-/// One coin's open cycle: what is held now and how the cycle got here.
+/// What a position is: an asset held in a portfolio.
+public struct PositionKey: Hashable, Sendable, Comparable {
+    public var portfolio: String
+    public var assetId: String
+
+    public init(portfolio: String, assetId: String) {
+        self.portfolio = portfolio
+        self.assetId = assetId
+    }
+
+    public static func < (a: PositionKey, b: PositionKey) -> Bool {
+        a.portfolio != b.portfolio ? a.portfolio < b.portfolio : a.assetId < b.assetId
+    }
+}
+
+/// One asset's open cycle in one portfolio: what is held now and how the cycle got here.
 ///
 /// Sums are exact (`Fixed18` quantities, `Exact36` money); the `Decimal` views are for reports.
 public struct Position: Sendable {
-    public let coinId: String
+    public let key: PositionKey
     public var lots = AverageCostLots()
-    /// Sum of the cycle's buy amounts and their cost (fees included).
-    public var cycleBuyQuantity: Fixed18 = .zero
-    public var cycleBuyCost: Exact36 = .zero
-    /// Sum of the cycle's sell amounts and gross proceeds (before fees).
-    public var cycleSellQuantity: Fixed18 = .zero
-    public var cycleSellGross: Exact36 = .zero
+    /// Units acquired in the cycle (split-adjusted) and what they cost.
+    public var cycleAcquired: Fixed18 = .zero
+    public var cycleAcquisitionCost: Exact36 = .zero
+    /// Units sold in the cycle (split-adjusted) and their proceeds before fees.
+    public var cycleSold: Fixed18 = .zero
+    public var cycleSoldGross: Exact36 = .zero
+    /// Basis realized in the cycle (sales, transfer-out fees, losses) and the gain on it.
+    public var cycleRealizedBasis: Exact36 = .zero
     public var cycleRealized: Exact36 = .zero
     public var openedDate: Date?
-    public var lastSellDate: Date?
+    public var lastDisposalDate: Date?
 
-    public init(coinId: String) { self.coinId = coinId }
+    public init(key: PositionKey) { self.key = key }
 
-    /// What one transaction did: realized gain and basis sold (for a sell), and whether the cycle closed.
-    public struct Outcome {
-        public var realized: (gain: Exact36, basisSold: Exact36)?
-        public var closedCycle = false
-    }
-
-    /// Applies one transaction to this coin's cycle: the one place where a kind of transaction
-    /// changes quantity, cost basis and realized P&L (new kinds are new cases here).
-    public mutating func apply(_ tx: Transaction) throws(PortfolioError) -> Outcome {
-        switch tx.type {
-        case .buy:
-            if !isOpen {
-                self = Position(coinId: tx.coinId)
-                openedDate = tx.date
-            }
-            let cost = try Exact36.product(tx.amountValue, tx.priceValue) + Exact36(tx.feeValue)
-            try lots.acquire(quantity: tx.amountValue, cost: cost, date: tx.date)
-            cycleBuyQuantity = try cycleBuyQuantity.adding(tx.amountValue)
-            cycleBuyCost = try cycleBuyCost + cost
-            return Outcome()
-        case .sell:
-            guard tx.amountValue <= lots.quantity else {
-                throw .breaksLaterSell(coinId: tx.coinId, held: quantity, requested: tx.amount, date: tx.date, id: tx.id)
-            }
-            let gross = Exact36.product(tx.amountValue, tx.priceValue)
-            let basisSold = try lots.dispose(quantity: tx.amountValue)
-            let gain = try gross - Exact36(tx.feeValue) - basisSold
-            cycleSellQuantity = try cycleSellQuantity.adding(tx.amountValue)
-            cycleSellGross = try cycleSellGross + gross
-            cycleRealized = try cycleRealized + gain
-            lastSellDate = tx.date
-            return Outcome(realized: (gain, basisSold), closedCycle: !isOpen)
-        }
-    }
-
+    public var assetId: String { key.assetId }
     /// Something is held.
     public var isOpen: Bool { lots.quantity.units > 0 }
     public var quantity: Decimal { lots.quantity.decimal }
@@ -61,46 +44,110 @@ public struct Position: Sendable {
     public var averageCost: Exact36? { isOpen ? try? lots.costBasis.divided(by: lots.quantity) : nil }
 }
 
-/// A finished cycle: bought, then sold down to exactly zero.
+/// A finished cycle: acquired, then brought down to exactly zero by any kind.
 public struct ClosedPosition: Sendable, Equatable {
-    public var coinId: String
+    public var portfolio: String
+    public var assetId: String
+    /// Units acquired in the cycle (split-adjusted).
     public var totalQuantity: Decimal
+    /// Basis realized in the cycle (sales, swap disposals, transfer-out fees, losses).
     public var totalCost: Exact36
+    /// Acquisition cost ÷ units acquired.
     public var avgCostPrice: Exact36
-    public var avgSellPrice: Exact36
+    /// Σ proceeds before fees ÷ Σ units sold; `nil` when nothing was sold.
+    public var avgSellPrice: Exact36?
     public var realizedPnL: Exact36
     public var realizedPnLPercentage: Decimal?
     public var openedDate: Date
     public var closedDate: Date
 }
 
-/// The result of replaying a history: open positions, closed cycles and realized totals.
+/// A dividend, interest payment or reward, as the replay saw it.
+public struct IncomeEvent: Sendable, Equatable {
+    public var transactionId: UUID
+    public var portfolio: String
+    public var assetId: String
+    public var type: TransactionType
+    public var date: Date
+    public var gross: Exact36
+    public var taxWithheld: Exact36
+    public var net: Exact36
+}
+
+/// Realized and income sums of one portfolio (or several, added).
+public struct LedgerTotals: Sendable, Equatable {
+    /// Σ gains realized (sales, transfer-out fees and losses as negative gains).
+    public var realized: Exact36 = .zero
+    /// Σ basis realized.
+    public var realizedBasis: Exact36 = .zero
+    /// Σ reward values and dividends and interest net of tax.
+    public var income: Exact36 = .zero
+    public var taxWithheld: Exact36 = .zero
+
+    public init() {}
+
+    public func adding(_ o: LedgerTotals) throws(PortfolioError) -> LedgerTotals {
+        var t = LedgerTotals()
+        t.realized = try realized + o.realized
+        t.realizedBasis = try realizedBasis + o.realizedBasis
+        t.income = try income + o.income
+        t.taxWithheld = try taxWithheld + o.taxWithheld
+        return t
+    }
+}
+
+/// A step that removes more units than are held, named for the message.
+public struct Shortfall: Sendable, Equatable {
+    public var type: TransactionType
+    public var portfolio: String
+    public var assetId: String
+    public var held: Decimal
+    public var requested: Decimal
+    /// A transfer-out's fee in units.
+    public var fee: Decimal?
+    public var date: Date
+    public var id: UUID
+    /// Part of a swap or a move.
+    public var linked: Bool
+}
+
+/// The result of replaying a history: positions keyed by portfolio and asset, closed cycles,
+/// realized and income totals per portfolio.
 public struct Ledger: Sendable {
-    /// Every coin's current cycle (quantity 0 when its last cycle closed).
-    public var positions: [String: Position] = [:]
+    /// Every position's current cycle (quantity 0 when its last cycle closed).
+    public var positions: [PositionKey: Position] = [:]
     /// Closed cycles in the order they closed.
     public var closed: [ClosedPosition] = []
-    private var realized: Exact36 = .zero
-    private var basisSoldTotal: Exact36 = .zero
+    /// Dividends, interest and rewards in replay order.
+    public var income: [IncomeEvent] = []
+    /// Sums per portfolio name.
+    public var totals: [String: LedgerTotals] = [:]
+    /// Basis sent by a move's transfer-out, waiting for its transfer-in (keyed by the link).
+    private var moving: [UUID: Exact36] = [:]
 
-    /// Σ (proceeds − basisSold) over every sell ever.
-    public var realizedPnL: Exact36 { realized }
-    /// Σ basisSold over every sell ever.
-    public var closedCost: Exact36 { basisSoldTotal }
+    public init() {}
+
+    /// Σ realized over every portfolio.
+    public var realizedPnL: Exact36 { (try? allTotals().realized) ?? .zero }
+    /// Σ basis realized over every portfolio.
+    public var closedCost: Exact36 { (try? allTotals().realizedBasis) ?? .zero }
+
+    /// The totals of the portfolios `selected` names (all when `nil`).
+    public func totals(for selected: Set<String>?) throws(PortfolioError) -> LedgerTotals {
+        var sum = LedgerTotals()
+        for (name, t) in totals where selected?.contains(name) ?? true { sum = try sum.adding(t) }
+        return sum
+    }
+
+    private func allTotals() throws(PortfolioError) -> LedgerTotals { try totals(for: nil) }
 
     /// Positions with something held.
     public var openPositions: [Position] { positions.values.filter(\.isOpen) }
 
     /// Replays `transactions` in date order, ties in the order given, by weighted average cost.
     ///
-    /// A buy adds its amount and `amount × price + fee` to the cost basis. A sell
-    /// removes `costBasis × amount / quantity` and records
-    /// `amount × price − fee − basisSold` as realized. At exactly zero the cycle
-    /// closes and the next buy starts a fresh average.
-    ///
-    /// - Throws: `PortfolioError.breaksLaterSell` for the first sell that asks for
-    ///   more than is held at its point of the replay (callers reword it when that
-    ///   sell is the one being written).
+    /// - Throws: the first transaction that cannot apply (`insufficientQuantity` for one that
+    ///   removes more than is held at its point of the replay).
     public static func replay(_ transactions: [Transaction]) throws(PortfolioError) -> Ledger {
         var ledger = Ledger()
         for tx in chronological(transactions) { try ledger.apply(tx) }
@@ -114,34 +161,116 @@ public struct Ledger: Sendable {
         return order.map { transactions[$0] }
     }
 
-    /// Applies one transaction to its coin's position (see `Position.apply`) and the realized totals.
+    /// Applies one transaction by the steps of its kind (`KindRule`): the one place where a
+    /// transaction changes quantity, basis, realized P&L and income.
     ///
-    /// All or nothing: a transaction that cannot apply (a sell of more than is held, a total
-    /// past what is computed exactly) leaves the ledger as it was, so a forgiving replay can
-    /// leave it out and go on.
+    /// All or nothing: a transaction that cannot apply leaves the ledger as it was, so a
+    /// forgiving replay can leave it out and go on.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
-        var position = positions[tx.coinId] ?? Position(coinId: tx.coinId)
-        let outcome = try position.apply(tx)
-        if let (gain, basisSold) = outcome.realized {
-            let (newRealized, newBasisSold) = (try realized + gain, try basisSoldTotal + basisSold)
-            (realized, basisSoldTotal) = (newRealized, newBasisSold)
+        let key = PositionKey(portfolio: tx.portfolio, assetId: tx.assetId)
+        var p = positions[key] ?? Position(key: key)
+        var t = totals[tx.portfolio] ?? LedgerTotals()
+        var event: IncomeEvent?
+        var sent: Exact36?
+        var received = false
+        var closes = false
+        let fee = tx.feeValue ?? .zero
+        for step in KindRule.of(tx.type).steps(negative: tx.negative) {
+            switch step {
+            case let .acquire(cost):
+                let basis: Exact36
+                switch cost {
+                case .grossPlusFee:
+                    if tx.type == .transferIn, tx.priceValue == nil {
+                        guard let link = tx.linkedId, let moved = moving[link] else { throw .unlinkedTransferIn(id: tx.id) }
+                        basis = try moved + Exact36(fee)
+                        received = true
+                    } else {
+                        basis = try tx.gross + Exact36(fee)
+                    }
+                case .gross: basis = tx.gross
+                case .zero: basis = .zero
+                }
+                if !p.isOpen {
+                    p = Position(key: key)
+                    p.openedDate = tx.date
+                }
+                try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date)
+                p.cycleAcquired = try p.cycleAcquired.adding(tx.amountValue)
+                p.cycleAcquisitionCost = try p.cycleAcquisitionCost + basis
+            case let .dispose(mode):
+                let feeUnits = mode == .transfer ? fee : .zero
+                let needed = try tx.amountValue.adding(feeUnits)
+                guard needed <= p.lots.quantity else {
+                    throw .insufficientQuantity(Shortfall(
+                        type: tx.type, portfolio: tx.portfolio, assetId: tx.assetId, held: p.quantity, requested: tx.amountValue.decimal,
+                        fee: mode == .transfer && fee.units > 0 ? fee.decimal : nil, date: tx.date, id: tx.id, linked: tx.linkedId != nil))
+                }
+                let basis = try p.lots.dispose(quantity: tx.amountValue)
+                switch mode {
+                case .sale:
+                    let gross = tx.gross
+                    let gain = try gross - Exact36(fee) - basis
+                    p.cycleSold = try p.cycleSold.adding(tx.amountValue)
+                    p.cycleSoldGross = try p.cycleSoldGross + gross
+                    p.cycleRealized = try p.cycleRealized + gain
+                    p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
+                    t.realized = try t.realized + gain
+                    t.realizedBasis = try t.realizedBasis + basis
+                case .transfer:
+                    if feeUnits.units > 0 {
+                        let lost = try p.lots.dispose(quantity: feeUnits)
+                        p.cycleRealized = try p.cycleRealized - lost
+                        p.cycleRealizedBasis = try p.cycleRealizedBasis + lost
+                        t.realized = try t.realized - lost
+                        t.realizedBasis = try t.realizedBasis + lost
+                    }
+                    if tx.linkedId != nil { sent = basis }
+                case .loss:
+                    p.cycleRealized = try p.cycleRealized - basis
+                    p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
+                    t.realized = try t.realized - basis
+                    t.realizedBasis = try t.realizedBasis + basis
+                }
+                p.lastDisposalDate = tx.date
+                closes = !p.isOpen
+            case let .income(measure):
+                let gross = measure == .value ? tx.gross : Exact36(tx.amountValue)
+                let tax = measure == .netOfTax ? Exact36(fee) : .zero
+                let net = try gross - tax
+                t.income = try t.income + net
+                t.taxWithheld = try t.taxWithheld + tax
+                event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
+                                    date: tx.date, gross: gross, taxWithheld: tax, net: net)
+            case .scale:
+                let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
+                if p.isOpen {
+                    try p.lots.scale(by: tx.amountValue, over: divisor)
+                    p.cycleAcquired = try p.cycleAcquired.scaled(by: tx.amountValue, over: divisor)
+                    p.cycleSold = try p.cycleSold.scaled(by: tx.amountValue, over: divisor)
+                }
+            }
         }
-        positions[tx.coinId] = position
-        if outcome.closedCycle { closeCycle(of: position) }
+        // Everything computed: commit.
+        positions[key] = p
+        totals[tx.portfolio] = t
+        if let event { income.append(event) }
+        if let sent, let link = tx.linkedId { moving[link] = sent }
+        if received, let link = tx.linkedId { moving[link] = nil }
+        if closes { closeCycle(of: p) }
     }
 
     private mutating func closeCycle(of p: Position) {
-        guard p.cycleBuyQuantity.units > 0, let opened = p.openedDate, let closedOn = p.lastSellDate else { return }
-        let cost = p.cycleBuyCost
-        let realized = p.cycleRealized
+        guard p.cycleAcquired.units > 0, let opened = p.openedDate, let closedOn = p.lastDisposalDate else { return }
         closed.append(ClosedPosition(
-            coinId: p.coinId,
-            totalQuantity: p.cycleBuyQuantity.decimal,
-            totalCost: cost,
-            avgCostPrice: (try? cost.divided(by: p.cycleBuyQuantity)) ?? .zero,
-            avgSellPrice: p.cycleSellQuantity.units > 0 ? (try? p.cycleSellGross.divided(by: p.cycleSellQuantity)) ?? .zero : .zero,
-            realizedPnL: realized,
-            realizedPnLPercentage: Percent.of(realized, cost),
+            portfolio: p.key.portfolio,
+            assetId: p.key.assetId,
+            totalQuantity: p.cycleAcquired.decimal,
+            totalCost: p.cycleRealizedBasis,
+            avgCostPrice: (try? p.cycleAcquisitionCost.divided(by: p.cycleAcquired)) ?? .zero,
+            avgSellPrice: p.cycleSold.units > 0 ? try? p.cycleSoldGross.divided(by: p.cycleSold) : nil,
+            realizedPnL: p.cycleRealized,
+            realizedPnLPercentage: Percent.of(p.cycleRealized, p.cycleRealizedBasis),
             openedDate: opened,
             closedDate: closedOn))
     }

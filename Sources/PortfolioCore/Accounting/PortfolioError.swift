@@ -12,10 +12,31 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case tooManyDigits(field: String, text: String)
     case futureDate
     case coinNotFound(query: String, suggestions: [String])
-    /// A sell (the one being written) asks for more than is held at its date.
-    case insufficientQuantity(coinId: String, held: Decimal, requested: Decimal)
-    /// The change leaves an existing later sell asking for more than would be held.
-    case breaksLaterSell(coinId: String, held: Decimal, requested: Decimal, date: Date, id: UUID)
+    /// A transaction (the one being written) removes more than is held at its date.
+    case insufficientQuantity(Shortfall)
+    /// The change leaves an existing later transaction removing more than would be held.
+    case breaksLater(Shortfall)
+    /// A move's transfer-in with no transfer-out before it to take its basis from.
+    case unlinkedTransferIn(id: UUID)
+    /// A buy or sell with neither price nor total, a transfer-in or reward without a price.
+    case priceMissing(TransactionType)
+    /// Tax withheld larger than the gross payment.
+    case taxAboveGross
+    case portfolioNotFound(String)
+    case portfolioExists(String)
+    /// A portfolio that still has transactions.
+    case portfolioInUse(name: String, count: Int)
+    case lastPortfolio(String)
+    case defaultPortfolioRemoval(String)
+    case assetNotFound(String)
+    case assetExists(String)
+    case assetInUse(id: String, count: Int)
+    case assetLocked(String)
+    /// A currency other than the one the transaction must be in (until exchange rates exist).
+    case currencyMismatch(given: String, expected: String, reason: String)
+    case unsupportedCurrency(String)
+    /// A linked leg whose partner is missing or whose kind cannot change.
+    case linkedLeg(String)
     case transactionNotFound(String)
     case ambiguousID(prefix: String, matches: [String])
     case idTooShort(String)
@@ -51,13 +72,42 @@ extension PortfolioError: CustomStringConvertible {
             if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
             return base + ". Did you mean " + suggestions.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", ")
                 + "? (if '\(TextEscaping.escaped(query))' is a coin, run 'bitpal coins update')"
-        case let .insufficientQuantity(id, held, requested):
-            return "You only own \(fmt(held)) \(coin(id)). Cannot sell \(fmt(requested))."
-        case let .breaksLaterSell(coinId, held, requested, date, id):
-            let coin = coin(coinId)
-            let short = String(id.uuidString.lowercased().prefix(8))
-            return "This would break the later sell of \(fmt(requested)) \(coin) on \(names.date(date)) (\(short)): "
-                + "you would only own \(fmt(held)) \(coin) then."
+        case let .insufficientQuantity(s):
+            let fee = s.fee.map { " (plus a fee of \(fmt($0)))" } ?? ""
+            return "You only own \(fmt(s.held)) \(coin(s.assetId))\(names.portfolio(s.portfolio)). Cannot \(s.verb) \(fmt(s.requested))\(fee)."
+        case let .breaksLater(s):
+            let c = coin(s.assetId)
+            let short = String(s.id.uuidString.lowercased().prefix(8))
+            let fee = s.fee.map { " (plus a fee of \(fmt($0)))" } ?? ""
+            return "This would break the later \(s.noun) of \(fmt(s.requested)) \(c)\(fee) on \(names.date(s.date)) (\(short)): "
+                + "you would only own \(fmt(s.held)) \(c)\(names.portfolio(s.portfolio)) then."
+        case let .unlinkedTransferIn(id):
+            return "The transfer-in \(String(id.uuidString.lowercased().prefix(8))) of a move has no transfer-out before it to take its cost basis from"
+        case let .priceMissing(type):
+            switch type {
+            case .buy, .sell: return "A \(type.rawValue) needs a PRICE or --total"
+            case .transferIn: return "A transfer-in needs its cost basis per unit (COST)"
+            default: return "A \(type.rawValue) needs a price"
+            }
+        case .taxAboveGross: return "Tax withheld (--fee) cannot be larger than the gross amount"
+        case let .portfolioNotFound(name): return "No portfolio named '\(TextEscaping.escaped(name))' (see 'bitpal portfolio list')"
+        case let .portfolioExists(name): return "A portfolio named '\(TextEscaping.escaped(name))' already exists"
+        case let .portfolioInUse(name, count):
+            return "Portfolio '\(TextEscaping.escaped(name))' has \(count) transaction\(count == 1 ? "" : "s"); move or delete them first"
+        case let .lastPortfolio(name): return "'\(TextEscaping.escaped(name))' is the only portfolio; there must always be one"
+        case let .defaultPortfolioRemoval(name):
+            return "'\(TextEscaping.escaped(name))' is the default portfolio; make another the default first ('bitpal portfolio default NAME')"
+        case let .assetNotFound(id): return "No registered asset '\(TextEscaping.escaped(id))' (see 'bitpal asset list')"
+        case let .assetExists(id): return "\(TextEscaping.escaped(id)) is already registered (change it with 'bitpal asset edit \(TextEscaping.escaped(id))')"
+        case let .assetInUse(id, count):
+            return "\(TextEscaping.escaped(id)) is used by \(count) transaction\(count == 1 ? "" : "s"); delete them first or use --with-transactions"
+        case let .assetLocked(id):
+            return "Asset type and currency cannot change once \(TextEscaping.escaped(id)) has transactions or prices; remove it and add it again"
+        case let .currencyMismatch(given, expected, reason):
+            return "Currency \(given) is not \(expected), \(reason) (exchange rates are not supported yet)"
+        case let .unsupportedCurrency(text):
+            return "Unsupported currency '\(TextEscaping.shortened(text))'; supported: " + CurrencyCode.supported.joined(separator: ", ")
+        case let .linkedLeg(message): return message
         case let .transactionNotFound(id):
             return id.hasPrefix("@")
                 ? "No transaction record starts on line \(TextEscaping.escaped(String(id.dropFirst()))) of the store (see 'bitpal check')"
@@ -77,5 +127,19 @@ extension PortfolioError: CustomStringConvertible {
         case .quantityTooLarge: return "A quantity is too large to keep exactly (over 3.4 × 10^20 units of one coin)"
         case .divisionByZero: return "A division by zero was asked for (the history may be corrupt; run 'bitpal check')"
         }
+    }
+}
+
+extension Shortfall {
+    /// What was asked, as a verb: "sell", "transfer out", "swap", "move".
+    var verb: String {
+        if linked { return type == .sell ? "swap" : type == .transferOut ? "move" : type.verb }
+        return type.verb
+    }
+
+    /// The same as a noun: "sell", "transfer-out", "swap", "move", "adjustment".
+    var noun: String {
+        if linked { return type == .sell ? "swap" : type == .transferOut ? "move" : type.rawValue }
+        return type.rawValue
     }
 }

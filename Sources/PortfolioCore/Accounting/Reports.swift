@@ -1,8 +1,36 @@
 import Foundation
 
+/// How reports name an asset: a coin from the catalog or a registered asset.
+public struct AssetLabel: Hashable, Sendable {
+    /// The stored id (`bitcoin`, `AAPL`).
+    public var id: String
+    /// Lower-case ticker for a coin (`btc`); the code for a registered asset (`AAPL`).
+    public var symbol: String
+    public var name: String
+    public var type: AssetType
+
+    public init(id: String, symbol: String, name: String, type: AssetType) {
+        self.id = id
+        self.symbol = symbol
+        self.name = name
+        self.type = type
+    }
+
+    public init(coin: Coin) { self.init(id: coin.id, symbol: coin.symbol, name: coin.name, type: .crypto) }
+
+    public init(asset: Asset) { self.init(id: asset.id, symbol: asset.id, name: asset.name, type: asset.type) }
+
+    /// A stand-in for an id nothing knows (a coin dropped from the list).
+    public static func unknown(_ id: String) -> AssetLabel {
+        AssetLabel(id: id, symbol: id, name: id, type: Asset.isRegisteredID(id) ? .other : .crypto)
+    }
+}
+
 /// An open position valued at the latest known price.
 public struct Holding: Sendable {
-    public var coin: Coin
+    public var asset: AssetLabel
+    /// The portfolio, when holdings are kept apart by portfolio (`nil` when merged).
+    public var portfolio: String?
     public var totalAmount: Decimal
     public var totalCost: Exact36
     public var avgCost: Exact36
@@ -43,9 +71,9 @@ public struct HoldingsReport: Sendable {
     public var unrealizedPnLPercentage: Decimal? { Percent.of(unrealizedPnL, totalCost) }
 }
 
-/// A closed cycle with its coin resolved.
+/// A closed cycle with its asset resolved.
 public struct ClosedLine: Sendable {
-    public var coin: Coin
+    public var asset: AssetLabel
     public var position: ClosedPosition
 }
 
@@ -56,6 +84,10 @@ public struct PortfolioSummary: Sendable {
     public var totalClosedCost: Exact36
     public var unrealizedPnL: Exact36
     public var realizedPnL: Exact36
+    /// Σ reward values, dividends and interest net of tax withheld.
+    public var income: Exact36
+    public var taxWithheld: Exact36
+    /// `unrealizedPnL + realizedPnL + income`.
     public var totalPnL: Exact36
     /// `totalPnL / (priced open cost + closed cost) × 100`: the same holdings on both sides.
     public var totalPnLPercentage: Decimal?
@@ -69,38 +101,57 @@ public struct PortfolioSummary: Sendable {
     public var topHoldings: [Holding]
 }
 
-/// Turns a ledger, prices and the catalog into reports. Pure: no I/O, no clock of its own.
+/// Turns a ledger, prices and asset names into reports. Pure: no I/O, no clock of its own.
 public struct Reports: Sendable {
     public var ledger: Ledger
     public var prices: PriceBook
-    public var coin: @Sendable (String) -> Coin
+    public var asset: @Sendable (String) -> AssetLabel
     public var now: Date
+    /// The portfolios reported on; `nil` for every one.
+    public var portfolios: Set<String>?
 
-    public init(ledger: Ledger, prices: PriceBook, now: Date, coin: @escaping @Sendable (String) -> Coin) {
+    public init(ledger: Ledger, prices: PriceBook, now: Date, portfolios: Set<String>? = nil,
+                asset: @escaping @Sendable (String) -> AssetLabel) {
         self.ledger = ledger
         self.prices = prices
         self.now = now
-        self.coin = coin
+        self.portfolios = portfolios
+        self.asset = asset
     }
 
-    public func holdings(sort: HoldingsSort = .value) -> HoldingsReport {
+    private func includes(_ portfolio: String) -> Bool { portfolios?.contains(portfolio) ?? true }
+
+    /// Open holdings of the chosen portfolios: one line per asset (quantities and bases of one
+    /// asset in several portfolios add), or with `byPortfolio` one per portfolio and asset.
+    public func holdings(sort: HoldingsSort = .value, byPortfolio: Bool = false) -> HoldingsReport {
+        // Merge first: (portfolio?, asset) → quantity and basis.
+        var merged: [PositionKey: (quantity: Fixed18, basis: Exact36)] = [:]
+        for p in ledger.positions.values where p.isOpen && includes(p.key.portfolio) {
+            let key = PositionKey(portfolio: byPortfolio ? p.key.portfolio : "", assetId: p.key.assetId)
+            if let m = merged[key], let q = try? m.quantity.adding(p.lots.quantity), let b = try? m.basis + p.lots.costBasis {
+                merged[key] = (q, b)
+            } else {
+                merged[key] = (p.lots.quantity, p.lots.costBasis)
+            }
+        }
         var lines: [Holding] = []
         var asOf: Date?
         var value = Exact36.zero, cost = Exact36.zero, pnl = Exact36.zero, unpricedCost = Exact36.zero
         var unpriced = 0
-        for p in ledger.openPositions {
-            let quote = prices.latest(p.coinId)
-            let basis = p.lots.costBasis
-            var line = Holding(coin: coin(p.coinId), totalAmount: p.quantity, totalCost: basis,
-                               avgCost: p.averageCost ?? .zero, quote: quote)
+        for (key, m) in merged {
+            let quote = prices.latest(key.assetId)
+            let basis = m.basis
+            var line = Holding(asset: asset(key.assetId), portfolio: byPortfolio ? key.portfolio : nil, totalAmount: m.quantity.decimal,
+                               totalCost: basis, avgCost: (try? basis.divided(by: m.quantity)) ?? .zero, quote: quote)
             // A value is exact when the price has at most 18 decimals (every manual price, nearly every
             // fetched one); otherwise Exact36 takes it rounded at the 36th decimal.
-            if let q = quote, let v = Exact36.product(p.lots.quantity, q.price), let gain = try? v - basis,
+            if let q = quote, let v = Exact36.product(m.quantity, q.price), let gain = try? v - basis,
                let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
                 line.currentValue = v
                 line.profitLoss = gain
                 line.profitLossPercentage = Percent.of(gain, basis)
-                line.stale = PriceBook.isStale(q.time, now: now)
+                // A registered asset's price is typed by hand: never "stale" (nothing could refresh it).
+                line.stale = PriceBook.isStale(q.time, now: now) && !Asset.isRegisteredID(key.assetId)
                 (value, cost, pnl) = (v2, c2, g2)
                 asOf = asOf.map { min($0, q.time) } ?? q.time
             } else {
@@ -111,34 +162,62 @@ public struct Reports: Sendable {
         }
         lines.sort(by: Reports.order(sort))
         return HoldingsReport(
-            holdings: lines, pricesAsOf: asOf, stale: asOf.map { PriceBook.isStale($0, now: now) } ?? false,
+            holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
             unpricedCount: unpriced, totalValue: value, totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost)
     }
 
-    /// Closed cycles, most recently closed first.
+    /// Closed cycles of the chosen portfolios, most recently closed first.
     public func closed() -> [ClosedLine] {
-        ledger.closed.enumerated().sorted { a, b in
+        ledger.closed.enumerated().filter { includes($0.element.portfolio) }.sorted { a, b in
             a.element.closedDate != b.element.closedDate
                 ? a.element.closedDate > b.element.closedDate : a.offset > b.offset
-        }.map { ClosedLine(coin: coin($0.element.coinId), position: $0.element) }
+        }.map { ClosedLine(asset: asset($0.element.assetId), position: $0.element) }
     }
 
     public func summary() -> PortfolioSummary {
         let h = holdings(sort: .value)
-        let total = (try? h.unrealizedPnL + ledger.realizedPnL) ?? h.unrealizedPnL
-        let base = (try? h.totalCost + ledger.closedCost) ?? h.totalCost
+        let t = (try? ledger.totals(for: portfolios)) ?? LedgerTotals()
+        let total = (try? h.unrealizedPnL + t.realized + t.income) ?? h.unrealizedPnL
+        let base = (try? h.totalCost + t.realizedBasis) ?? h.totalCost
         return PortfolioSummary(
-            totalValue: h.totalValue, totalOpenCost: h.openCost, totalClosedCost: ledger.closedCost,
-            unrealizedPnL: h.unrealizedPnL, realizedPnL: ledger.realizedPnL, totalPnL: total,
+            totalValue: h.totalValue, totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
+            unrealizedPnL: h.unrealizedPnL, realizedPnL: t.realized, income: t.income, taxWithheld: t.taxWithheld, totalPnL: total,
             totalPnLPercentage: Percent.of(total, base),
             holdingsCount: h.holdings.count, unpricedCount: h.unpricedCount, unpricedCost: h.unpricedCost, pricesAsOf: h.pricesAsOf,
             stale: h.stale, topHoldings: Array(h.holdings.filter { $0.currentValue != nil }.prefix(5)))
     }
 
+    /// Dividends, interest and rewards of the chosen portfolios (in `year`, UTC, when given),
+    /// oldest first, or grouped.
+    public func income(year: Int? = nil, by grouping: IncomeGrouping? = nil) -> IncomeReport {
+        var rows: [IncomeEvent] = []
+        for e in ledger.income where includes(e.portfolio) {
+            if let year, Int(ISODate.format(e.date).prefix(4)) != year { continue }
+            rows.append(e)
+        }
+        var totals = IncomeReport.Sums()
+        for e in rows { totals.add(e) }
+        guard let grouping else { return IncomeReport(rows: rows, groups: nil, totals: totals) }
+        var order: [String] = []
+        var groups: [String: IncomeReport.Sums] = [:]
+        for e in rows {
+            let key: String = switch grouping {
+            case .asset: e.assetId
+            case .month: String(ISODate.format(e.date).prefix(7))
+            case .year: String(ISODate.format(e.date).prefix(4))
+            }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: IncomeReport.Sums()].add(e)
+        }
+        if grouping == .asset { order.sort() }
+        return IncomeReport(rows: rows, groups: order.map { ($0, groups[$0] ?? IncomeReport.Sums()) }, totals: totals)
+    }
+
     static func order(_ sort: HoldingsSort) -> (Holding, Holding) -> Bool {
         func byName(_ a: Holding, _ b: Holding) -> Bool {
-            let x = a.coin.name.lowercased(), y = b.coin.name.lowercased()
-            return x != y ? x < y : a.coin.id < b.coin.id
+            let x = a.asset.name.lowercased(), y = b.asset.name.lowercased()
+            if x != y { return x < y }
+            return a.asset.id != b.asset.id ? a.asset.id < b.asset.id : (a.portfolio ?? "") < (b.portfolio ?? "")
         }
         func unpricedOrder(_ a: Holding, _ b: Holding) -> Bool {
             a.totalCost != b.totalCost ? a.totalCost > b.totalCost : byName(a, b)
@@ -166,4 +245,28 @@ public enum KnownFirst {
         case (nil, nil): unknown()
         }
     }
+}
+
+/// How `income --by` groups rows.
+public enum IncomeGrouping: String, CaseIterable, Sendable {
+    case asset, month, year
+}
+
+/// Dividends, interest and rewards: the rows, the groups when asked, and the totals.
+public struct IncomeReport: Sendable {
+    public struct Sums: Sendable, Equatable {
+        public var gross: Exact36 = .zero
+        public var taxWithheld: Exact36 = .zero
+        public var net: Exact36 = .zero
+
+        mutating func add(_ e: IncomeEvent) {
+            gross = (try? gross + e.gross) ?? gross
+            taxWithheld = (try? taxWithheld + e.taxWithheld) ?? taxWithheld
+            net = (try? net + e.net) ?? net
+        }
+    }
+
+    public var rows: [IncomeEvent]
+    public var groups: [(group: String, sums: Sums)]?
+    public var totals: Sums
 }

@@ -84,6 +84,21 @@ public struct ImportFailure: Error, Equatable, Sendable {
 public struct ImportPlan: Sendable {
     public var added: [Transaction]
     public var skipped: Int
+    /// Where each added transaction came from (`line 7`), for messages.
+    public var locations: [String] = []
+
+    /// `message` prefixed with the row the failing transaction came from, when it is one of ours.
+    public func locate(_ error: PortfolioError, names: MessageNames = .plain) -> String {
+        let text = error.description(names: names)
+        switch error {
+        case let .insufficientQuantity(s):
+            if let i = added.firstIndex(where: { $0.id == s.id }), i < locations.count { return "\(locations[i]): \(text)" }
+        case .breaksLater:
+            return "the imported rows would break a recorded transaction: " + text
+        default: break
+        }
+        return text
+    }
 }
 
 /// Reads `bitpal import` files and checks every row as `add` would, all or nothing.
@@ -246,32 +261,11 @@ public enum TransactionImport {
         }
         parsed = []
 
-        // The merged history must be valid: one replay of the touched coins, one broken sell reported per coin.
-        let touched = Set(added.map(\.coinId))
-        var ledger = Ledger()
-        var failedCoins: Set<String> = []
-        for t in Ledger.chronological(existing.filter { touched.contains($0.coinId) } + added) where !failedCoins.contains(t.coinId) {
-            do {
-                try ledger.apply(t)
-            } catch let PortfolioError.breaksLaterSell(c, held, requested, date, id) {
-                failedCoins.insert(c)
-                if let at = added.firstIndex(where: { $0.id == id }) {
-                    let row = rows[addedRow[at]]
-                    problems.append((row.order, "\(row.location): "
-                        + PortfolioError.insufficientQuantity(coinId: c, held: held, requested: requested).description))
-                } else {
-                    problems.append((Int.max, "the imported rows would break a recorded sell: "
-                        + PortfolioError.breaksLaterSell(coinId: c, held: held, requested: requested, date: date, id: id).description))
-                }
-            } catch {
-                failedCoins.insert(t.coinId)
-                problems.append((Int.max, String(describing: error)))
-            }
-        }
         if !problems.isEmpty {
             throw ImportFailure(problems: problems.sorted { $0.0 < $1.0 }.map(\.1))
         }
-        return ImportPlan(added: added, skipped: skipped)
+        // The merged history is checked where every write is: `Book.admit`, under the store's lock.
+        return ImportPlan(added: added, skipped: skipped, locations: addedRow.map { rows[$0].location })
     }
 
     static func field(_ row: ImportRow, _ column: ImportFields.Column) throws -> String {
@@ -336,13 +330,13 @@ public enum TransactionExport {
             out.append(44)
             out.append(contentsOf: t.type.rawValue.utf8)
             out.append(44)
-            out.append(contentsOf: CSV.escape(t.coinId).utf8)
+            out.append(contentsOf: CSV.escape(t.assetId).utf8)
             out.append(44)
             t.amountValue.write(to: &out)
             out.append(44)
-            t.priceValue.write(to: &out)
+            t.priceValue?.write(to: &out)
             out.append(44)
-            t.feeValue.write(to: &out)
+            t.feeValue?.write(to: &out)
             out.append(44)
             if let notes = t.notes { out.append(contentsOf: CSV.escape(notes).utf8) }
             out.append(10)

@@ -6,7 +6,7 @@ public enum QuoteSource: String, Sendable, Hashable {
     case coingecko
 }
 
-/// One observed USD price of a coin.
+/// One observed price of an asset (a coin's from the service, or any asset's typed by hand).
 public struct Quote: Hashable, Sendable {
     public var coinId: String
     public var price: Decimal
@@ -18,11 +18,14 @@ public struct Quote: Hashable, Sendable {
     /// The service's own `last_updated`, kept beside `time`.
     public var sourceUpdatedAt: Date?
     public var source: QuoteSource
+    /// The currency of `price` (USD for every fetched price until currencies arrive).
+    public var currency: String
 
     public init(
         coinId: String, price: Decimal, change24h: Decimal? = nil, marketCap: Decimal? = nil,
-        time: Date, sourceUpdatedAt: Date? = nil, source: QuoteSource
+        time: Date, sourceUpdatedAt: Date? = nil, source: QuoteSource, currency: String = "USD"
     ) {
+        self.currency = currency
         self.coinId = coinId
         self.price = price
         self.change24h = change24h
@@ -44,19 +47,3 @@ public struct WatchEntry: Hashable, Sendable {
     }
 }
 
-/// Everything the user typed: the content of `portfolio.json`.
-public struct Portfolio: Sendable, Equatable {
-    /// The store format this build writes; a file with a higher one is refused, never overwritten.
-    public static let formatVersion = 1
-
-    public var transactions: [Transaction]
-    public var watchlist: [WatchEntry]
-    /// Prices entered with `price set`.
-    public var manualPrices: [Quote]
-
-    public init(transactions: [Transaction] = [], watchlist: [WatchEntry] = [], manualPrices: [Quote] = []) {
-        self.transactions = transactions
-        self.watchlist = watchlist
-        self.manualPrices = manualPrices
-    }
-}

@@ -1,93 +1,152 @@
 import Foundation
 
-/// What a transaction does to a position.
+/// What a transaction is (`type` in the store and every codec).
 ///
-/// Today a buy or a sell. Later kinds (transfers, rewards, income, cash) are
-/// added here and handled in one place: `Position.apply(_:)`.
+/// What each kind does to a position is one row of `KindRule.table`; nothing else in the engine
+/// switches on the kind to change quantity, basis, realized P&L or income.
 public enum TransactionType: String, CaseIterable, Sendable, Hashable {
     case buy
     case sell
+    case transferIn = "transfer-in"
+    case transferOut = "transfer-out"
+    case reward
+    case dividend
+    case interest
+    case adjustment
+    case split
+
+    /// How people read it in a sentence ("Cannot transfer out 2").
+    public var verb: String {
+        switch self {
+        case .buy: "buy"
+        case .sell: "sell"
+        case .transferIn: "transfer in"
+        case .transferOut: "transfer out"
+        case .reward: "receive as a reward"
+        case .dividend: "receive as a dividend"
+        case .interest: "receive as interest"
+        case .adjustment: "remove by adjustment"
+        case .split: "split"
+        }
+    }
 }
 
-/// One recorded trade of one coin, in USD.
+/// One recorded transaction of one asset in one portfolio.
 ///
-/// Quantities and prices are always positive; the side comes from `type`. Amount,
-/// price and fee are held exactly as `Fixed18` (at most 18 fractional digits, the
-/// rule for every input) and read as `Decimal`.
+/// Quantities are exact `Fixed18`; the sign comes from the kind, except for an adjustment, whose
+/// amount is signed (`negative`). Which of price, total, fee and currency a kind has is said by
+/// its `KindRule`; the others are `nil`.
 public struct Transaction: Hashable, Sendable {
     public var id: UUID
-    /// The asset's id: a CoinGecko coin id today (`bitcoin`).
-    public var coinId: String
+    /// The portfolio's name, as stored.
+    public var portfolio: String
     public var type: TransactionType
-    /// How many units, exactly as entered.
+    /// A coin's CoinGecko id (lower case, `bitcoin`) or a registered asset's code (`AAPL`).
+    public var assetId: String
+    /// Units (money for a dividend or interest, the ratio's NEW for a split), exactly as entered.
     public var amountValue: Fixed18
-    /// USD per unit, exactly as entered.
-    public var priceValue: Fixed18
-    /// USD fee, exactly as entered (0 when none).
-    public var feeValue: Fixed18
+    /// An adjustment that removes units.
+    public var negative: Bool
+    /// Per unit (cost basis per unit for a transfer-in, fair value for a reward, OLD of a NEW:OLD split).
+    public var priceValue: Fixed18?
+    /// The exact money value of a buy or sell before fees, when given.
+    public var totalValue: Fixed18?
+    /// Money (units for a transfer-out; tax withheld for a dividend or interest).
+    public var feeValue: Fixed18?
+    /// The currency of the money fields; `nil` for kinds without money (split, adjustment, transfer-out).
+    public var currency: String?
     /// When it happened (millisecond precision).
     public var date: Date
     public var notes: String?
+    /// The first leg's id, on both legs of a swap or a move.
+    public var linkedId: UUID?
 
     public init(
-        id: UUID = UUIDText.random(), coinId: String, type: TransactionType, amount: Fixed18, price: Fixed18,
-        fee: Fixed18 = .zero, date: Date, notes: String? = nil
+        id: UUID = UUIDText.random(), portfolio: String = Portfolio.mainName, type: TransactionType, assetId: String,
+        amount: Fixed18, negative: Bool = false, price: Fixed18?, total: Fixed18? = nil, fee: Fixed18? = .zero,
+        currency: String? = "USD", date: Date, notes: String? = nil, linkedId: UUID? = nil
     ) {
         self.id = id
-        self.coinId = coinId
+        self.portfolio = portfolio
         self.type = type
+        self.assetId = assetId
         self.amountValue = amount
+        self.negative = negative
         self.priceValue = price
+        self.totalValue = total
         self.feeValue = fee
+        self.currency = currency
         self.date = date
         self.notes = notes
+        self.linkedId = linkedId
     }
 
-    /// Makes a transaction from `Decimal` values.
-    ///
-    /// The values must already meet the rules (non-negative, at most 18 fractional and
-    /// 20 integer digits: `ValueRules.fixed`); anything else is a programming error.
+    /// A buy or a sell of a coin in `main`, from `Decimal` values already checked by `ValueRules`.
     public init(
         id: UUID = UUIDText.random(), coinId: String, type: TransactionType, amount: Decimal,
         pricePerCoin: Decimal, fee: Decimal = 0, date: Date, notes: String? = nil
     ) {
-        self.init(id: id, coinId: coinId, type: type, amount: Fixed18.checked(amount), price: Fixed18.checked(pricePerCoin),
+        self.init(id: id, type: type, assetId: coinId, amount: Fixed18.checked(amount), price: Fixed18.checked(pricePerCoin),
                   fee: Fixed18.checked(fee), date: date, notes: notes)
     }
 
-    /// How many units, exactly as entered.
+    /// A buy or a sell of a coin in `main`.
+    public init(
+        id: UUID = UUIDText.random(), coinId: String, type: TransactionType, amount: Fixed18, price: Fixed18,
+        fee: Fixed18 = .zero, date: Date, notes: String? = nil
+    ) {
+        self.init(id: id, type: type, assetId: coinId, amount: amount, price: price, fee: fee, date: date, notes: notes)
+    }
+
+    public var rule: KindRule { KindRule.of(type) }
+
+    /// Units or money, exactly as entered (negative for an adjustment that removes units).
     public var amount: Decimal {
-        get { amountValue.decimal }
-        set { amountValue = Fixed18.checked(newValue) }
-    }
-
-    /// USD per unit, exactly as entered.
-    public var pricePerCoin: Decimal {
-        get { priceValue.decimal }
-        set { priceValue = Fixed18.checked(newValue) }
-    }
-
-    /// USD fee, exactly as entered (0 when none).
-    public var fee: Decimal {
-        get { feeValue.decimal }
-        set { feeValue = Fixed18.checked(newValue) }
-    }
-
-    /// `amount × pricePerCoin`, before fees, exactly.
-    public var gross: Exact36 { Exact36.product(amountValue, priceValue) }
-
-    /// Cash that moved, exactly: gross plus the fee for a buy, minus it for a sell.
-    public var total: Exact36 {
-        switch type {
-        case .buy: (try? gross + Exact36(feeValue)) ?? gross
-        case .sell: (try? gross - Exact36(feeValue)) ?? gross
+        get { negative ? -amountValue.decimal : amountValue.decimal }
+        set {
+            negative = newValue < 0
+            amountValue = Fixed18.checked(negative ? -newValue : newValue)
         }
     }
 
-    /// The identity used to recognise a re-imported row: everything but id and notes.
+    /// Per unit, as stored (0 when the kind has none).
+    public var pricePerCoin: Decimal {
+        get { priceValue?.decimal ?? 0 }
+        set { priceValue = Fixed18.checked(newValue) }
+    }
+
+    /// The fee (0 when none).
+    public var fee: Decimal {
+        get { feeValue?.decimal ?? 0 }
+        set { feeValue = Fixed18.checked(newValue) }
+    }
+
+    /// The money value before fees: `total` when stored, else `amount × price` (0 without a price).
+    public var gross: Exact36 {
+        if let totalValue { return Exact36(totalValue) }
+        guard let priceValue else { return .zero }
+        return Exact36.product(amountValue, priceValue)
+    }
+
+    /// Money that moved, exactly: gross plus the fee for a buy or transfer-in, minus it for a sell;
+    /// the net for a dividend or interest; the value for a reward; zero for kinds without money.
+    public var total: Exact36 {
+        let fee = Exact36(feeValue ?? .zero)
+        switch type {
+        case .buy, .transferIn: return (try? gross + fee) ?? gross
+        case .sell: return (try? gross - fee) ?? gross
+        case .dividend, .interest:
+            let g = Exact36(amountValue)
+            return (try? g - fee) ?? g
+        case .reward: return gross
+        case .transferOut, .adjustment, .split: return .zero
+        }
+    }
+
+    /// The identity used to recognise a re-imported row: everything but id, notes and links.
     public var tradeKey: TradeKey {
-        TradeKey(coinId: coinId, type: type, amount: amountValue, price: priceValue, fee: feeValue,
-                 millis: ISODate.millis(date))
+        TradeKey(portfolio: portfolio, assetId: assetId, type: type, amount: amountValue, negative: negative,
+                 price: priceValue, total: totalValue, fee: feeValue, millis: ISODate.millis(date))
     }
 }
 
@@ -101,12 +160,16 @@ extension Fixed18 {
     }
 }
 
-/// Type, coin, amount, price, fee and date: two transactions with equal keys are the same trade.
+/// Portfolio, asset, kind, amount, price, total, fee and date: two transactions with equal keys
+/// are the same trade.
 public struct TradeKey: Hashable, Sendable {
-    public var coinId: String
+    public var portfolio: String
+    public var assetId: String
     public var type: TransactionType
     public var amount: Fixed18
-    public var price: Fixed18
-    public var fee: Fixed18
+    public var negative: Bool
+    public var price: Fixed18?
+    public var total: Fixed18?
+    public var fee: Fixed18?
     public var millis: Int64
 }

@@ -320,3 +320,14 @@ extension Exact36: ExpressibleByIntegerLiteral {
         self.init(negative: value < 0, high: whole.high, low: whole.low)
     }
 }
+
+extension Exact36 {
+    /// The value rounded half up to 18 decimals, as a `Fixed18` (a stored computed value: a swap
+    /// leg's price, a split's new quantity); `valueTooLarge` when negative or past 128 bits.
+    public func roundedToFixed18() throws(PortfolioError) -> Fixed18 {
+        if negative { throw .valueTooLarge }
+        let n = try multiplied(by: Fixed18(units: 1), dividedBy: Fixed18(units: Fixed18.scale))
+        guard n.high == 0 else { throw .valueTooLarge }
+        return Fixed18(units: n.low)
+    }
+}

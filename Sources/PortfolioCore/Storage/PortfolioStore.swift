@@ -19,7 +19,7 @@ public enum DataLocation {
     }
 }
 
-/// The portfolio file: every transaction, the watchlist and manual prices.
+/// The portfolio file: portfolios, registered assets, every transaction, the watchlist and manual prices.
 ///
 /// Reads need no lock (a rename swaps whole files). Every change runs
 /// read-check-write under an exclusive `flock` on the data folder itself (and on the
@@ -37,8 +37,8 @@ public struct PortfolioStore: Sendable {
     public static let readLimit = FileSystem.defaultReadLimit
 
     /// The saved portfolio, or an empty one when there is no file yet.
-    public func load() throws(StoreError) -> Portfolio {
-        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Portfolio() }
+    public func load() throws(StoreError) -> Book {
+        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
         return try PortfolioCodec.decode(buffer, path: path)
     }
 
@@ -47,20 +47,31 @@ public struct PortfolioStore: Sendable {
     /// If `change` throws, nothing is written. `change` returns whether to write.
     /// Every write goes through here, and so through one last check: the result may break no rule
     /// (`Portfolio.checked`) unless it only removes problems the stored file already had.
-    public func update<T>(now: Date = Date(), names: MessageNames = .plain, _ change: (inout Portfolio) throws -> (write: Bool, result: T)) throws -> T {
+    public func update<T>(now: Date = Date(), names: MessageNames = .plain, _ change: (inout Book) throws -> (write: Bool, result: T)) throws -> T {
         try FileSystem.ensureDirectory(directory)
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
-        var portfolio = try load()
-        let original = portfolio
-        let outcome = try change(&portfolio)
+        var book = try load()
+        let original = book
+        let outcome = try change(&book)
         if outcome.write {
-            if let broken = portfolio.mayReplace(problemsBefore: { original.checked(now: now).problems }, now: now) {
-                let lines = Self.lines(of: portfolio, from: original, originalLines: (try? transactionLines()) ?? [])
-                throw StoreError(path: path, reason: .brokenRules(broken.map { Self.describe($0, lines: lines, names: names) }))
+            do {
+                try book.admit(from: original, now: now)
+            } catch let rejection as BookRejection {
+                let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
+                throw StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
             }
-            FileSystem.removeLeftoverTempFiles(of: try FileSystem.resolvingSymlink(path))
-            try FileSystem.writeAtomically(PortfolioCodec.encode(portfolio), to: path)
+            let target = try FileSystem.resolvingSymlink(path)
+            FileSystem.removeLeftoverTempFiles(of: target)
+            if original.readVersion < Book.formatVersion {
+                // The first write of a version-1 file: keep it once, as it was, beside the new one.
+                let keep = (target as NSString).deletingLastPathComponent + "/portfolio.v1.json"
+                if !FileManager.default.fileExists(atPath: keep), let old = try FileSystem.read(target) {
+                    try FileSystem.writeAtomically(old, to: keep)
+                }
+            }
+            book.changed = []
+            try FileSystem.writeAtomically(PortfolioCodec.encode(book), to: path)
         }
         return outcome.result
     }

@@ -45,7 +45,7 @@ extension PortfolioStore {
 
     /// The file lines of `changed`'s records, found through `original`'s: records are matched by
     /// id in order, so deletions and additions do not shift them; a new record has line 0.
-    static func lines(of changed: Portfolio, from original: Portfolio, originalLines: [Int]) -> [Int] {
+    static func lines(of changed: Book, from original: Book, originalLines: [Int]) -> [Int] {
         var queue: [UUID: [Int]] = [:]
         for (i, t) in original.transactions.enumerated() where i < originalLines.count {
             queue[t.id, default: []].append(originalLines[i])

@@ -17,6 +17,8 @@ public enum ISODate {
     /// The latest instant bitpal stores: 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
     public static let maxMillis: Int64 = 253_402_300_799_999
     /// The range in words, for error messages.
+    /// 2024-01-01T00:00:00Z: the creation date of portfolios read from files that did not keep one.
+    public static let epoch2024 = Date(timeIntervalSince1970: 1_704_067_200)
     public static let rangeText = "1900-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z"
 
     /// True when `date` (to the millisecond) lies in the range bitpal reads and writes.

@@ -70,6 +70,12 @@ public struct JSONWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// Writes a value that is already JSON text (a key kept from a newer version's file).
+    public mutating func rawJSON(_ text: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: text)
+    }
+
     public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)

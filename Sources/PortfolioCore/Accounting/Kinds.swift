@@ -1,0 +1,154 @@
+import Foundation
+
+/// What one kind of transaction is and does: the one table the replay, the checks and every
+/// codec read. A new kind is a new row.
+///
+/// The replay knows a few steps only (beancount's postings, hledger's amounts): **acquire**
+/// (units and basis in), **dispose** (units out at the method's basis, realizing a gain or only
+/// moving basis), **income**, and **scale** (a split). Cash (issue 11) becomes one more step.
+public struct KindRule: Sendable {
+    /// What the price field holds, and whether it is needed.
+    public enum PriceRule: Sendable, Equatable {
+        /// No price (dividend, interest, transfer-out, adjustment).
+        case none
+        /// A price greater than zero (buy, sell; `total` may stand in for it).
+        case positive
+        /// A price of zero or more (a transfer-in's basis per unit, a reward's fair value); a
+        /// move's transfer-in leg has none and takes its basis from the transfer-out leg.
+        case nonNegative
+        /// The OLD of a NEW:OLD split, when given (greater than zero).
+        case splitDivisor
+    }
+
+    /// What the fee field holds.
+    public enum FeeRule: Sendable, Equatable {
+        case none
+        /// Money added to the basis (buy, transfer-in) or taken from proceeds (sell).
+        case money
+        /// Units sent along to the network (transfer-out): a realized loss of their basis.
+        case units
+        /// Tax withheld from a dividend or interest payment.
+        case taxWithheld
+    }
+
+    /// Where an acquisition's basis comes from.
+    public enum Cost: Sendable, Equatable {
+        /// `total` (else amount × price), plus the fee.
+        case grossPlusFee
+        /// amount × price, no fee (a reward's fair value).
+        case gross
+        /// Nothing (a positive adjustment).
+        case zero
+    }
+
+    /// What a disposal does with the basis it takes.
+    public enum Disposal: Sendable, Equatable {
+        /// A sale: proceeds = (total, else amount × price) − fee; realized = proceeds − basis.
+        case sale
+        /// Basis leaves without a gain (a transfer-out; its fee in units is a realized loss).
+        case transfer
+        /// Units gone for nothing (a negative adjustment): the basis is a realized loss.
+        case loss
+    }
+
+    /// What income a transaction earns.
+    public enum Income: Sendable, Equatable {
+        /// amount × price (a reward).
+        case value
+        /// amount − fee, the fee being tax withheld (a dividend, interest).
+        case netOfTax
+    }
+
+    public enum Step: Sendable, Equatable {
+        case acquire(Cost)
+        case dispose(Disposal)
+        case income(Income)
+        case scale
+    }
+
+    public var type: TransactionType
+    public var price: PriceRule
+    /// Whether the kind may store an exact `total` (buy, sell).
+    public var takesTotal: Bool
+    public var fee: FeeRule
+    /// Whether the money fields have a currency (kinds without money have `null`).
+    public var hasCurrency: Bool
+    /// The amount is money (dividend, interest), not units.
+    public var amountIsMoney: Bool
+    /// Only an adjustment's amount may be negative.
+    public var signed: Bool
+    /// The replay's steps, in order; `negativeSteps` for a negative adjustment.
+    public var steps: [Step]
+    public var negativeSteps: [Step]
+    /// A short description for help: what AMOUNT and PRICE mean.
+    public var arguments: String
+    public var summary: String
+
+    public func steps(negative: Bool) -> [Step] { negative ? negativeSteps : steps }
+
+    /// Every kind, in the order help lists them.
+    public static let table: [KindRule] = [
+        KindRule(type: .buy, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
+                 signed: false, steps: [.acquire(.grossPlusFee)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT PRICE", summary: "units bought at a price per unit (or --total); the fee adds to the basis"),
+        KindRule(type: .sell, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
+                 signed: false, steps: [.dispose(.sale)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT PRICE", summary: "units sold at a price per unit (or --total); realizes a gain or a loss"),
+        KindRule(type: .transferIn, price: .nonNegative, takesTotal: false, fee: .money, hasCurrency: true, amountIsMoney: false,
+                 signed: false, steps: [.acquire(.grossPlusFee)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT COST", summary: "units received from elsewhere, with their cost basis per unit"),
+        KindRule(type: .transferOut, price: .none, takesTotal: false, fee: .units, hasCurrency: false, amountIsMoney: false,
+                 signed: false, steps: [.dispose(.transfer)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT", summary: "units sent elsewhere; the fee is in units (a network fee)"),
+        KindRule(type: .reward, price: .nonNegative, takesTotal: false, fee: .none, hasCurrency: true, amountIsMoney: false,
+                 signed: false, steps: [.acquire(.gross), .income(.value)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT PRICE", summary: "units earned (staking, airdrop), income at their fair value per unit"),
+        KindRule(type: .dividend, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true, amountIsMoney: true,
+                 signed: false, steps: [.income(.netOfTax)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT", summary: "money paid out, gross; --fee is the tax withheld"),
+        KindRule(type: .interest, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true, amountIsMoney: true,
+                 signed: false, steps: [.income(.netOfTax)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT", summary: "interest or a coupon paid, gross; --fee is the tax withheld"),
+        KindRule(type: .adjustment, price: .none, takesTotal: false, fee: .none, hasCurrency: false, amountIsMoney: false,
+                 signed: true, steps: [.acquire(.zero)], negativeSteps: [.dispose(.loss)],
+                 arguments: "ASSET QUANTITY", summary: "units found (+) at zero cost or lost (-) as a realized loss"),
+        KindRule(type: .split, price: .splitDivisor, takesTotal: false, fee: .none, hasCurrency: false, amountIsMoney: false,
+                 signed: false, steps: [.scale], negativeSteps: [],
+                 arguments: "ASSET RATIO", summary: "new units per old unit (4, 0.5 or NEW:OLD like 1:3); the basis stays"),
+    ]
+
+    public static func of(_ type: TransactionType) -> KindRule {
+        switch type {
+        case .buy: table[0]
+        case .sell: table[1]
+        case .transferIn: table[2]
+        case .transferOut: table[3]
+        case .reward: table[4]
+        case .dividend: table[5]
+        case .interest: table[6]
+        case .adjustment: table[7]
+        case .split: table[8]
+        }
+    }
+
+    /// Whether the kind changes what is held (a dividend and interest do not).
+    public var movesUnits: Bool { steps.contains { if case .income = $0 { false } else { true } } }
+
+    /// The first rule of a transaction's own fields it breaks, or `nil` (no replay needed).
+    public func brokenRule(_ t: Transaction) -> StoreProblem.Rule? {
+        if t.amountValue.units == 0 { return .amountNotPositive }
+        if t.negative && !signed { return .amountNotPositive }
+        switch price {
+        case .positive:
+            if let p = t.priceValue { if p.units == 0 { return .priceNotPositive } } else if t.totalValue == nil { return .priceMissing }
+            if let total = t.totalValue, total.units == 0 { return .priceNotPositive }
+        case .nonNegative:
+            if t.priceValue == nil && t.linkedId == nil { return .priceMissing }
+        case .splitDivisor:
+            if let p = t.priceValue, p.units == 0 { return .priceNotPositive }
+        case .none: break
+        }
+        if fee == .taxWithheld, let f = t.feeValue, f > t.amountValue { return .taxAboveGross }
+        return nil
+    }
+}

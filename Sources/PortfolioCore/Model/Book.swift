@@ -1,0 +1,139 @@
+import Foundation
+
+/// What a registered asset is.
+public enum AssetType: String, CaseIterable, Sendable, Hashable {
+    case crypto, stock, etf, bond
+    case mutualFund = "mutual-fund"
+    case commodity
+    case realEstate = "real-estate"
+    case cash, other
+}
+
+/// An asset the user registered (a stock, a fund, gold, a flat): priced by hand, never fetched.
+public struct Asset: Hashable, Sendable {
+    /// The code, upper case: 1–24 characters of `A–Z 0–9 . _ - :`.
+    public var id: String
+    public var name: String
+    public var type: AssetType
+    public var currency: String
+    public var market: String?
+    public var notes: String?
+    public var createdDate: Date
+
+    public init(id: String, name: String, type: AssetType, currency: String = "USD", market: String? = nil,
+                notes: String? = nil, createdDate: Date) {
+        self.id = id
+        self.name = name
+        self.type = type
+        self.currency = currency
+        self.market = market
+        self.notes = notes
+        self.createdDate = createdDate
+    }
+
+    /// `text` upper-cased when it is a valid code, else `nil`.
+    public static func code(_ text: String) -> String? {
+        let upper = text.uppercased()
+        guard (1...24).contains(upper.utf8.count) else { return nil }
+        for b in upper.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"): continue
+            default: return nil
+            }
+        }
+        return upper
+    }
+
+    /// Whether a stored asset id names a registered asset (coins are lower case).
+    public static func isRegisteredID(_ id: String) -> Bool {
+        guard let first = id.utf8.first else { return false }
+        return !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) && id.utf8.allSatisfy { !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+    }
+}
+
+/// A named portfolio: transactions belong to exactly one.
+public struct Portfolio: Hashable, Sendable {
+    public static let mainName = "main"
+
+    public var name: String
+    public var baseCurrency: String
+    public var description: String?
+    public var active: Bool
+    public var createdDate: Date
+
+    public init(name: String, baseCurrency: String = "USD", description: String? = nil, active: Bool = true,
+                createdDate: Date = ISODate.epoch2024) {
+        self.name = name
+        self.baseCurrency = baseCurrency
+        self.description = description
+        self.active = active
+        self.createdDate = createdDate
+    }
+
+    /// Whether `text` is a valid name: 1–40 characters of letters, digits, `-`, `_`, `.`.
+    public static func isValidName(_ text: String) -> Bool {
+        guard (1...40).contains(text.count) else { return false }
+        return text.unicodeScalars.allSatisfy { s in
+            s == "-" || s == "_" || s == "." || (s.isASCII && (CharacterSet.alphanumerics.contains(s)))
+        }
+    }
+}
+
+/// The currencies bitpal knows (the fiat currencies the price service prices in).
+public enum CurrencyCode {
+    public static let supported = ["USD", "EUR", "GBP", "JPY", "CAD", "AUD", "CHF", "CNY", "INR", "KRW", "BRL", "SEK",
+                                   "NOK", "DKK", "PLN", "NZD", "SGD", "HKD", "MXN", "ZAR"]
+
+    /// `text` upper-cased when supported, else `nil`.
+    public static func parse(_ text: String) -> String? {
+        let upper = text.uppercased()
+        return supported.contains(upper) ? upper : nil
+    }
+}
+
+/// Everything the user typed: the content of `portfolio.json`.
+public struct Book: Sendable, Equatable {
+    /// The store format this build writes; a file with a higher one is refused, never overwritten.
+    public static let formatVersion = 2
+
+    public var defaultPortfolio: String
+    public var portfolios: [Portfolio]
+    public var assets: [Asset]
+    public var transactions: [Transaction]
+    public var watchlist: [WatchEntry]
+    /// Prices entered with `price set`.
+    public var manualPrices: [Quote]
+    /// Top-level keys this build does not know, with their JSON text, kept as they were.
+    public var unknownKeys: [(key: String, json: [UInt8])] = []
+    /// The version the file was read in (1 for a file to migrate on the first write).
+    public var readVersion = Book.formatVersion
+    /// Ids of the records the current change added or edited (not stored; messages only).
+    public var changed: Set<UUID> = []
+
+    public init(transactions: [Transaction] = [], watchlist: [WatchEntry] = [], manualPrices: [Quote] = [],
+                portfolios: [Portfolio] = [Portfolio(name: Portfolio.mainName)], assets: [Asset] = [],
+                defaultPortfolio: String = Portfolio.mainName) {
+        self.transactions = transactions
+        self.watchlist = watchlist
+        self.manualPrices = manualPrices
+        self.portfolios = portfolios
+        self.assets = assets
+        self.defaultPortfolio = defaultPortfolio
+    }
+
+    public static func == (a: Book, b: Book) -> Bool {
+        a.defaultPortfolio == b.defaultPortfolio && a.portfolios == b.portfolios && a.assets == b.assets
+            && a.transactions == b.transactions && a.watchlist == b.watchlist && a.manualPrices == b.manualPrices
+            && a.unknownKeys.map(\.key) == b.unknownKeys.map(\.key) && a.unknownKeys.map(\.json) == b.unknownKeys.map(\.json)
+    }
+
+    /// The portfolio named `name`, any case.
+    public func portfolio(named name: String) -> Portfolio? {
+        if let exact = portfolios.first(where: { $0.name == name }) { return exact }
+        let lower = name.lowercased()
+        return portfolios.first { $0.name.lowercased() == lower }
+    }
+
+    public func asset(id: String) -> Asset? { assets.first { $0.id == id } }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// The fields of a transaction record: the one description behind the store line, the JSON
+/// objects of `list --json` and `export`, the CSV export and the import columns. A new field
+/// is one case here.
+public enum TransactionField: String, CaseIterable, Sendable {
+    case id, portfolio, type, assetId, amount, price, total, fee, currency, date, notes, linkedId
+
+    /// The field's name in every codec (the store, JSON, CSV header).
+    public var name: String { rawValue }
+
+    /// Other names a file may use: version 1's keys and the import columns' friendlier names.
+    public var aliases: [String] {
+        switch self {
+        case .assetId: ["asset", "coin", "coinId"]
+        case .price: ["pricePerCoin"]
+        case .linkedId: ["linked"]
+        case .notes: ["note"]
+        default: []
+        }
+    }
+
+    /// The field a name or alias means (case-insensitive), or `nil`.
+    public static func named(_ text: String) -> TransactionField? {
+        let lower = text.lowercased()
+        return allCases.first { $0.name.lowercased() == lower || $0.aliases.contains { $0.lowercased() == lower } }
+    }
+
+    /// Whether every record has it (the others may be null, as the kind says).
+    public var required: Bool { [.id, .type, .assetId, .amount, .date].contains(self) }
+
+    /// The value as text, exactly as stored (`nil` for null): what the CSV export writes.
+    public func text(of t: Transaction) -> String? {
+        switch self {
+        case .id: UUIDText.lowercased(t.id)
+        case .portfolio: t.portfolio
+        case .type: t.type.rawValue
+        case .assetId: t.assetId
+        case .amount: (t.negative ? "-" : "") + t.amountValue.text
+        case .price: t.priceValue?.text
+        case .total: t.totalValue?.text
+        case .fee: t.feeValue?.text
+        case .currency: t.currency
+        case .date: ISODate.format(t.date)
+        case .notes: t.notes
+        case .linkedId: t.linkedId.map(UUIDText.lowercased)
+        }
+    }
+
+    /// Writes the value (`null` when absent).
+    public func write(_ t: Transaction, to w: inout JSONWriter) {
+        switch self {
+        case .id: w.uuid(t.id)
+        case .portfolio: w.string(t.portfolio)
+        case .type: w.string(t.type.rawValue)
+        case .assetId: w.string(t.assetId)
+        case .amount: if t.negative { w.rawString { $0.append(UInt8(ascii: "-")); t.amountValue.write(to: &$0) } } else { w.fixed(t.amountValue) }
+        case .price: if let v = t.priceValue { w.fixed(v) } else { w.null() }
+        case .total: if let v = t.totalValue { w.fixed(v) } else { w.null() }
+        case .fee: if let v = t.feeValue { w.fixed(v) } else { w.null() }
+        case .currency: w.string(t.currency)
+        case .date: w.date(t.date)
+        case .notes: w.string(t.notes)
+        case .linkedId: if let v = t.linkedId { w.uuid(v) } else { w.null() }
+        }
+    }
+
+    /// Whether the value is absent (left out of a store line).
+    public func isNull(in t: Transaction) -> Bool {
+        switch self {
+        case .price: t.priceValue == nil
+        case .total: t.totalValue == nil
+        case .fee: t.feeValue == nil
+        case .currency: t.currency == nil
+        case .notes: t.notes == nil
+        case .linkedId: t.linkedId == nil
+        default: false
+        }
+    }
+
+    /// Reads the value from JSON into `draft`.
+    func read(_ r: inout JSONReader, into d: inout TransactionDraft) throws(JSONReadError) {
+        if d.seen.contains(self) { throw r.error("a transaction gives \(name) twice") }
+        d.seen.insert(self)
+        switch self {
+        case .id:
+            let raw = try r.readRawStringBytes()
+            guard let u = UUIDText.parse(raw) else { throw r.error("'\(TextEscaping.escaped(String(decoding: raw, as: UTF8.self)))' is not a UUID") }
+            d.id = u
+        case .portfolio: d.portfolio = try r.readString()
+        case .type:
+            let text = try r.readString()
+            guard let type = TransactionType(rawValue: text) else { throw r.error("unknown transaction type '\(TextEscaping.escaped(text))'") }
+            d.type = type
+        case .assetId: d.assetId = try r.readString()
+        case .amount:
+            let raw = try r.readRawStringBytes()
+            if raw.first == UInt8(ascii: "-"), let v = Fixed18.parse(utf8: raw.dropFirst()) {
+                d.amount = v
+                d.negative = true
+            } else {
+                guard let v = Fixed18.parse(utf8: raw) else { throw r.error("'\(TextEscaping.escaped(String(decoding: raw, as: UTF8.self)))' is not a plain decimal string") }
+                d.amount = v
+            }
+        case .price: d.price = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
+        case .total: d.total = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
+        case .fee: d.fee = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
+        case .currency: d.currency = try r.readStringOrNull()
+        case .date: d.date = try PortfolioCodec.readDate(&r)
+        case .notes: d.notes = try r.readStringOrNull()
+        case .linkedId:
+            if r.consumeNull() { d.linkedId = nil; return }
+            let raw = try r.readRawStringBytes()
+            guard let u = UUIDText.parse(raw) else { throw r.error("'\(TextEscaping.escaped(String(decoding: raw, as: UTF8.self)))' is not a UUID") }
+            d.linkedId = u
+        }
+    }
+
+    /// The store's key order; also the CSV export's columns and `list --json`'s keys.
+    public static let order: [TransactionField] = allCases
+
+    /// Recognises a key from its bytes without making a string (the reader's hot path).
+    static func key(_ k: UnsafeBufferPointer<UInt8>) -> TransactionField? {
+        for f in keyTable where f.bytes.count == k.count && f.bytes.first == k.first {
+            if f.bytes.elementsEqual(k) { return f.field }
+        }
+        return nil
+    }
+
+    private static let keyTable: [(bytes: [UInt8], field: TransactionField)] =
+        allCases.flatMap { f in ([f.name] + f.aliases).map { (Array($0.utf8), f) } }
+}
+
+/// A transaction being read: every field optional until `build` checks what its kind needs.
+struct TransactionDraft {
+    var seen: Set<TransactionField> = []
+    var id: UUID?
+    var portfolio: String?
+    var type: TransactionType?
+    var assetId: String?
+    var amount: Fixed18?
+    var negative = false
+    var price: Fixed18?
+    var total: Fixed18?
+    var fee: Fixed18?
+    var currency: String?
+    var date: Date?
+    var notes: String?
+    var linkedId: UUID?
+
+    /// The transaction, or the names of the required fields it lacks.
+    func build(version: Int) -> Result<Transaction, MissingFields> {
+        guard let id, let type, let assetId, let amount, let date else {
+            let missing = TransactionField.allCases.filter(\.required).filter { !seen.contains($0) }.map(\.name)
+            return .failure(MissingFields(names: missing))
+        }
+        // Version 1 knew buys and sells of coins in USD in one portfolio.
+        let v1 = version < 2
+        return .success(Transaction(
+            id: id, portfolio: portfolio ?? Portfolio.mainName, type: type, assetId: assetId, amount: amount, negative: negative,
+            price: price, total: total, fee: v1 ? (fee ?? .zero) : fee, currency: v1 ? "USD" : currency, date: date, notes: notes,
+            linkedId: linkedId))
+    }
+}
+
+/// The required fields a record lacks.
+struct MissingFields: Error {
+    var names: [String]
+}
