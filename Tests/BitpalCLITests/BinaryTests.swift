@@ -25,7 +25,7 @@ final class BinaryTests: XCTestCase {
         try runProcess(try bitpalBinary(), args, env: env, stdin: stdin)
     }
 
-    func load() throws -> Portfolio { try PortfolioStore(directory: dir).load() }
+    func load() throws -> Book { try PortfolioStore(directory: dir).load() }
 
     func testExitCodesAndStreams() throws {
         var r = try bitpal(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])

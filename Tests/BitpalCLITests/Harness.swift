@@ -61,7 +61,7 @@ final class Sandbox {
         return path
     }
 
-    func loadPortfolio() throws -> Portfolio { try PortfolioStore(directory: dir).load() }
+    func loadPortfolio() throws -> Book { try PortfolioStore(directory: dir).load() }
 }
 
 /// Compares output with a golden file under Tests/BitpalCLITests/Golden; `BITPAL_RECORD=1` re-records (and fails).

@@ -186,7 +186,7 @@ final class PriceTests: FakeServiceTestCase {
         let s = online()
         let r = s.run(["add", "buy", "zbr", "10", "1", "--date", "2024-01-01"])
         XCTAssertEqual(r.code, .success, "\(r)")
-        XCTAssertEqual(try s.loadPortfolio().transactions.first?.coinId, "zebra-token")
+        XCTAssertEqual(try s.loadPortfolio().transactions.first?.assetId, "zebra-token")
         XCTAssertEqual(server.requests.map(\.path), ["/api/v3/coins/list"])
         XCTAssertEqual(s.run(["add", "buy", "nothing-like-it", "1", "1", "--date", "2024-01-01"]).code, .failure)
         XCTAssertEqual(server.requests.count, 1, "a fresh cache is not fetched again")

@@ -52,7 +52,7 @@ let costCases: [CostCase] = [
     @Test(arguments: costCases)
     func replay(_ c: CostCase) throws {
         let ledger = try Ledger.replay(c.trades.map(trade))
-        let p = try #require(ledger.positions[c.coin])
+        let p = try #require(ledger.positions[key(c.coin)])
         let source = SourceLocation(fileID: #fileID, filePath: #filePath, line: c.line, column: 1)
         #expect(DecimalFormatting.exact(p.quantity) == c.quantity, sourceLocation: source)
         #expect(DecimalFormatting.price(p.averageCost ?? .zero) == c.averageCost, sourceLocation: source)
@@ -63,7 +63,7 @@ let costCases: [CostCase] = [
     @Test func exampleAReportsToTheCent() throws {
         let ledger = try Ledger.replay(costCases[6].trades.map(trade))
         let prices = PriceBook(manual: [Quote(coinId: "bitcoin", price: dec("60000"), time: day("2024-03-02"), source: .manual)])
-        let reports = Reports(ledger: ledger, prices: prices, now: day("2024-03-02T00:30:00Z"), coin: { Coin.unknown($0) })
+        let reports = Reports(ledger: ledger, prices: prices, now: day("2024-03-02T00:30:00Z"), asset: { AssetLabel.unknown($0) })
         let h = try #require(reports.holdings().holdings.first)
         #expect(DecimalFormatting.money(try #require(h.currentValue)) == "90000.00")
         #expect(DecimalFormatting.money(h.totalCost) == "52500.00")
@@ -86,7 +86,7 @@ let costCases: [CostCase] = [
         #expect(ledger.closed.count == 1)
         #expect(DecimalFormatting.exact(c.totalQuantity) == "2")
         #expect(DecimalFormatting.price(c.avgCostPrice) == "1005")
-        #expect(DecimalFormatting.price(c.avgSellPrice) == "1500")
+        #expect(DecimalFormatting.price(c.avgSellPrice ?? .zero) == "1500")
         #expect(DecimalFormatting.money(c.realizedPnL) == "975.00")
         #expect(DecimalFormatting.percent(try #require(c.realizedPnLPercentage)) == "48.51")
         #expect(c.openedDate == day("2024-01-01") && c.closedDate == day("2024-02-01"))
@@ -95,51 +95,51 @@ let costCases: [CostCase] = [
     @Test func exampleCExactnessLeavesNoDust() throws {
         let ledger = try Ledger.replay(["2024-01-01 buy 0.1 bitcoin @ 10", "2024-01-02 buy 0.2 bitcoin @ 10",
                                         "2024-01-03 sell 0.3 bitcoin @ 20"].map(trade))
-        #expect(ledger.positions["bitcoin"]?.quantity == 0)
-        #expect(ledger.positions["bitcoin"]?.costBasis == 0)
+        #expect(ledger.positions[key("bitcoin")]?.quantity == 0)
+        #expect(ledger.positions[key("bitcoin")]?.costBasis == 0)
         #expect(ledger.openPositions.isEmpty)
         #expect(ledger.closed.count == 1)
         #expect(DecimalFormatting.money(ledger.realizedPnL) == "3.00")
     }
 
     @Test func exampleDBackDatedSellIsRefused() throws {
-        var p = Portfolio(transactions: ["2024-01-10 buy 1 bitcoin @ 100", "2024-02-01 sell 1 bitcoin @ 200"].map(trade))
-        let before = p
+        let p = Book(transactions: ["2024-01-10 buy 1 bitcoin @ 100", "2024-02-01 sell 1 bitcoin @ 200"].map(trade))
         let backdated = trade("2024-01-20 sell 0.5 bitcoin @ 150")
         let laterSell = p.transactions[1]
-        #expect(throws: PortfolioError.breaksLaterSell(coinId: "bitcoin", held: dec("0.5"), requested: 1,
-                                                       date: day("2024-02-01"), id: laterSell.id)) {
-            try p.add([backdated], now: day("2024-06-01"))
+        #expect(throws: PortfolioError.breaksLater(shortfall(.sell, "bitcoin", held: dec("0.5"), requested: 1,
+                                                             date: day("2024-02-01"), id: laterSell.id))) {
+            _ = try p.adding([backdated], now: day("2024-06-01"))
         }
-        #expect(p == before)
     }
 
     @Test func oversellNamesTheHeldAmount() {
-        var p = Portfolio(transactions: [trade("2024-01-01 buy 0.5 bitcoin @ 100")])
-        #expect(throws: PortfolioError.insufficientQuantity(coinId: "bitcoin", held: dec("0.5"), requested: 1)) {
-            try p.add([trade("2024-02-01 sell 1 bitcoin @ 100")], now: day("2024-06-01"))
+        let p = Book(transactions: [trade("2024-01-01 buy 0.5 bitcoin @ 100")])
+        let sell = trade("2024-02-01 sell 1 bitcoin @ 100")
+        let expected = PortfolioError.insufficientQuantity(shortfall(.sell, "bitcoin", held: dec("0.5"), requested: 1, date: sell.date, id: sell.id))
+        #expect(throws: expected) {
+            _ = try p.adding([sell], now: day("2024-06-01"))
         }
-        #expect(PortfolioError.insufficientQuantity(coinId: "bitcoin", held: dec("0.5"), requested: 1).description
-            == "You only own 0.5 bitcoin. Cannot sell 1.")
+        #expect(expected.description == "You only own 0.5 bitcoin. Cannot sell 1.")
     }
 
     @Test func editAndDeleteAreCheckedAgainstLaterSells() throws {
         let buy = trade("2024-01-01 buy 1 bitcoin @ 100")
         let sell = trade("2024-02-01 sell 1 bitcoin @ 200")
-        var p = Portfolio(transactions: [buy, sell])
-        #expect(throws: PortfolioError.breaksLaterSell(coinId: "bitcoin", held: 0, requested: 1, date: sell.date, id: sell.id)) {
-            try p.delete([buy.id])
+        var p = Book(transactions: [buy, sell])
+        let now = day("2024-06-01")
+        #expect(throws: PortfolioError.breaksLater(shortfall(.sell, "bitcoin", held: 0, requested: 1, date: sell.date, id: sell.id))) {
+            _ = try p.deleting([buy.id], now: now)
         }
         var smaller = buy
         smaller.amount = dec("0.5")
-        #expect(throws: PortfolioError.breaksLaterSell(coinId: "bitcoin", held: dec("0.5"), requested: 1, date: sell.date, id: sell.id)) {
-            try p.replace(smaller, now: day("2024-06-01"))
+        #expect(throws: PortfolioError.breaksLater(shortfall(.sell, "bitcoin", held: dec("0.5"), requested: 1, date: sell.date, id: sell.id))) {
+            _ = try p.replacing(at: 0, with: smaller, now: now)
         }
         var bigger = buy
         bigger.amount = 2
-        try p.replace(bigger, now: day("2024-06-01"))
+        p = try p.replacing(at: 0, with: bigger, now: now)
         #expect(p.transactions[0].amount == 2)
-        try p.delete([sell.id])
+        p = try p.deleting([sell.id], now: now)
         #expect(p.transactions.count == 1)
     }
 
@@ -161,7 +161,7 @@ let costCases: [CostCase] = [
                             amount: 1, pricePerCoin: 1, date: day("2024-01-01"))
         let b = Transaction(id: UUID(uuidString: "AAAA2222-0000-4000-8000-000000000000")!, coinId: "bitcoin", type: .buy,
                             amount: 1, pricePerCoin: 1, date: day("2024-01-01"))
-        let p = Portfolio(transactions: [a, b])
+        let p = Book(transactions: [a, b])
         #expect(try p.transaction(matching: "aaaa1").id == a.id)
         #expect(try p.transaction(matching: "AAAA2222").id == b.id)
         #expect(throws: PortfolioError.idTooShort("aaa")) { try p.transaction(matching: "aaa") }
@@ -178,14 +178,14 @@ let costCases: [CostCase] = [
     @Test func unpricedHoldingsComeLastWithCost() throws {
         let ledger = try Ledger.replay(["2024-01-01 buy 1 bitcoin @ 100", "2024-01-01 buy 10 obscure-coin @ 5"].map(trade))
         let prices = PriceBook(manual: [Quote(coinId: "bitcoin", price: 50, time: now, source: .manual)])
-        let r = Reports(ledger: ledger, prices: prices, now: now, coin: { Coin.unknown($0) }).holdings()
-        #expect(r.holdings.map(\.coin.id) == ["bitcoin", "obscure-coin"])
+        let r = Reports(ledger: ledger, prices: prices, now: now, asset: { AssetLabel.unknown($0) }).holdings()
+        #expect(r.holdings.map(\.asset.id) == ["bitcoin", "obscure-coin"])
         #expect(r.holdings[1].currentValue == nil && r.holdings[1].profitLoss == nil)
         #expect(r.holdings[1].totalCost == 50)
         #expect(r.unpricedCount == 1)
         // Totals cover priced holdings (P&L = value − cost); the unpriced cost is carried apart.
         #expect(r.totalValue == 50 && r.totalCost == 100 && r.unrealizedPnL == -50 && r.unpricedCost == 50 && r.openCost == 150)
-        let s = Reports(ledger: ledger, prices: prices, now: now, coin: { Coin.unknown($0) }).summary()
+        let s = Reports(ledger: ledger, prices: prices, now: now, asset: { AssetLabel.unknown($0) }).summary()
         #expect(s.unpricedCount == 1 && s.holdingsCount == 2 && s.topHoldings.count == 1)
         #expect(s.totalOpenCost == 150 && s.unpricedCost == 50)
     }
@@ -194,8 +194,8 @@ let costCases: [CostCase] = [
         let ledger = try Ledger.replay([trade("2024-01-01 buy 1 bitcoin @ 100")])
         let fresh = PriceBook(manual: [Quote(coinId: "bitcoin", price: 50, time: now.addingTimeInterval(-3599), source: .manual)])
         let old = PriceBook(manual: [Quote(coinId: "bitcoin", price: 50, time: now.addingTimeInterval(-3601), source: .manual)])
-        #expect(!Reports(ledger: ledger, prices: fresh, now: now, coin: { Coin.unknown($0) }).holdings().stale)
-        let r = Reports(ledger: ledger, prices: old, now: now, coin: { Coin.unknown($0) }).holdings()
+        #expect(!Reports(ledger: ledger, prices: fresh, now: now, asset: { AssetLabel.unknown($0) }).holdings().stale)
+        let r = Reports(ledger: ledger, prices: old, now: now, asset: { AssetLabel.unknown($0) }).holdings()
         #expect(r.stale)
         #expect(r.pricesAsOf == now.addingTimeInterval(-3601))
     }
@@ -222,11 +222,11 @@ let costCases: [CostCase] = [
                                         "2024-01-01 buy 5 zz-unpriced @ 1"].map(trade))
         let prices = PriceBook(manual: [Quote(coinId: "bitcoin", price: 90, time: now, source: .manual),
                                         Quote(coinId: "cardano", price: 2, time: now, source: .manual)])
-        let r = Reports(ledger: ledger, prices: prices, now: now, coin: { Coin.unknown($0) })
-        #expect(r.holdings(sort: .value).holdings.map(\.coin.id) == ["cardano", "bitcoin", "zz-unpriced"])
-        #expect(r.holdings(sort: .pnl).holdings.map(\.coin.id) == ["cardano", "bitcoin", "zz-unpriced"])
-        #expect(r.holdings(sort: .amount).holdings.map(\.coin.id) == ["cardano", "zz-unpriced", "bitcoin"])
-        #expect(r.holdings(sort: .name).holdings.map(\.coin.id) == ["bitcoin", "cardano", "zz-unpriced"])
+        let r = Reports(ledger: ledger, prices: prices, now: now, asset: { AssetLabel.unknown($0) })
+        #expect(r.holdings(sort: .value).holdings.map(\.asset.id) == ["cardano", "bitcoin", "zz-unpriced"])
+        #expect(r.holdings(sort: .pnl).holdings.map(\.asset.id) == ["cardano", "bitcoin", "zz-unpriced"])
+        #expect(r.holdings(sort: .amount).holdings.map(\.asset.id) == ["cardano", "zz-unpriced", "bitcoin"])
+        #expect(r.holdings(sort: .name).holdings.map(\.asset.id) == ["bitcoin", "cardano", "zz-unpriced"])
     }
 }
 

@@ -60,7 +60,7 @@ import Testing
         let p = try plan("Date,PricePerCoin,extra,CoinId,TYPE,Amount,Fee,Notes\n2024-01-01,100,zzz,BTC,Buy,1.5,,\"a, b\"\n")
         #expect(p.added.count == 1)
         let t = p.added[0]
-        #expect(t.coinId == "bitcoin" && t.type == .buy && t.amount == dec("1.5") && t.pricePerCoin == 100 && t.fee == 0)
+        #expect(t.assetId == "bitcoin" && t.type == .buy && t.amount == dec("1.5") && t.pricePerCoin == 100 && t.fee == 0)
         #expect(t.notes == "a, b")
     }
 

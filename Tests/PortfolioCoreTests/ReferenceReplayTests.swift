@@ -19,7 +19,7 @@ struct ReferenceLedger {
             a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset
         }.map(\.element)
         for t in ordered {
-            var c = coins[t.coinId, default: Coin()]
+            var c = coins[t.assetId, default: Coin()]
             let gross = t.amount * t.pricePerCoin
             switch t.type {
             case .buy:
@@ -36,8 +36,10 @@ struct ReferenceLedger {
                 c.quantity -= t.amount
                 c.cost -= basisSold
                 if c.quantity == 0 { closedCycles += 1 }
+            default:
+                continue
             }
-            coins[t.coinId] = c
+            coins[t.assetId] = c
         }
     }
 }
@@ -87,13 +89,13 @@ struct ReferenceLedger {
         for round in 0..<200 {
             let txs = Self.history(&g)
             let reference = ReferenceLedger(txs)
-            let checked = Portfolio(transactions: txs).checked(now: Date(timeIntervalSince1970: 1_800_000_000))
+            let checked = Book(transactions: txs).checked(now: Date(timeIntervalSince1970: 1_800_000_000))
             let ledger = checked.ledger
             #expect(checked.problems.filter { $0.rule == .oversell }.map(\.id).sorted { $0.uuidString < $1.uuidString }
                 == reference.oversold.sorted { $0.uuidString < $1.uuidString }, "round \(round)")
             #expect(checked.problems.allSatisfy { $0.rule == .oversell }, "round \(round)")
             for (coin, r) in reference.coins {
-                let p = try #require(ledger.positions[coin], "round \(round) \(coin)")
+                let p = try #require(ledger.positions[key(coin)], "round \(round) \(coin)")
                 #expect(p.quantity == r.quantity, "round \(round) \(coin)")
                 #expect(Self.close(p.costBasis.decimal, r.cost), "round \(round) \(coin): \(p.costBasis.text) vs \(r.cost)")
             }
@@ -102,7 +104,7 @@ struct ReferenceLedger {
             #expect(ledger.closed.count == reference.closedCycles, "round \(round)")
             // Values at a price are exact products in both: the printed cents agree to the letter.
             let prices = PriceBook(manual: reference.coins.keys.map { Quote(coinId: $0, price: Decimal(1234567) / 100, time: .distantPast, source: .manual) })
-            let report = Reports(ledger: ledger, prices: prices, now: .distantPast, coin: { Coin.unknown($0) }).holdings()
+            let report = Reports(ledger: ledger, prices: prices, now: .distantPast, asset: { AssetLabel.unknown($0) }).holdings()
             let referenceValue = reference.coins.values.filter { $0.quantity > 0 }.reduce(Decimal(0)) { $0 + $1.quantity * Decimal(1234567) / 100 }
             #expect(DecimalFormatting.money(report.totalValue) == DecimalFormatting.money(referenceValue), "round \(round)")
         }

@@ -60,7 +60,7 @@ import Testing
         for (x, y) in zip(a, b) {
             #expect(x.id == y.id && x.type == y.type && x.amountValue == y.amountValue && x.priceValue == y.priceValue
                     && x.feeValue == y.feeValue, "\(context): \(x) → \(y)", sourceLocation: sourceLocation)
-            #expect(x.coinId.unicodeScalars.elementsEqual(y.coinId.unicodeScalars), "\(context): coin \(x.coinId.debugDescription) → \(y.coinId.debugDescription)", sourceLocation: sourceLocation)
+            #expect(x.assetId.unicodeScalars.elementsEqual(y.assetId.unicodeScalars), "\(context): coin \(x.assetId.debugDescription) → \(y.assetId.debugDescription)", sourceLocation: sourceLocation)
             #expect((x.notes ?? "").unicodeScalars.elementsEqual((y.notes ?? "").unicodeScalars) && (x.notes == nil) == (y.notes == nil),
                     "\(context): notes \(String(describing: x.notes).debugDescription) → \(String(describing: y.notes).debugDescription)", sourceLocation: sourceLocation)
             #expect(ISODate.millis(x.date) == ISODate.millis(y.date), "\(context): \(ISODate.format(x.date)) → \(ISODate.format(y.date))", sourceLocation: sourceLocation)
@@ -70,7 +70,7 @@ import Testing
     @Test func storeReadsBackWhatItWrote() throws {
         var g = SeededRandom(seed: 1)
         for round in 0..<300 {
-            var p = Portfolio()
+            var p = Book()
             p.transactions = (0..<g.below(6)).map { _ in Self.transaction(&g) }
             p.watchlist = (0..<g.below(3)).map { _ in WatchEntry(coinId: Self.text(&g), dateAdded: Self.date(&g)) }
             p.manualPrices = (0..<g.below(3)).map { _ in
@@ -97,7 +97,7 @@ import Testing
         // Random records break the history's rules (oversells, future dates), which `update` refuses:
         // write the file the way `update` does, then read it back through the store.
         try FileSystem.ensureDirectory(dir)
-        try FileSystem.writeAtomically(PortfolioCodec.encode(Portfolio(transactions: txs)), to: store.path)
+        try FileSystem.writeAtomically(PortfolioCodec.encode(Book(transactions: txs)), to: store.path)
         same(txs, try store.load().transactions, "file")
     }
 
@@ -159,7 +159,7 @@ import Testing
             let txs = (0..<(g.below(12) + 1)).map { _ in
                 var t = Self.transaction(&g, buysOnly: true)
                 if t.notes == "" { t.notes = nil }
-                t.coinId = g.pick(["bitcoin", "usd-coin", "a,b", "q\"x", "line\nbreak", "crlf\r\nx", "\"\u{301}", "ü"])
+                t.assetId = g.pick(["bitcoin", "usd-coin", "a,b", "q\"x", "line\nbreak", "crlf\r\nx", "\"\u{301}", "ü"])
                 return t
             }
             let ordered = Ledger.chronological(txs)

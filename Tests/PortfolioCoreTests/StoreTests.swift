@@ -39,14 +39,14 @@ import Testing
         let dir = scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = PortfolioStore(directory: dir + "/nested/bitpal")
-        #expect(try store.load() == Portfolio())
+        #expect(try store.load() == Book())
         let txs = (0..<50).map { i in
             Transaction(coinId: "bitcoin", type: .buy, amount: dec("0.\(i + 1)"), pricePerCoin: dec("12345.678901234567"),
                         fee: dec("0.01"), date: day("2024-01-01").addingTimeInterval(TimeInterval(i) * 0.25),
                         notes: i % 3 == 0 ? "note \(i)\twith\ncontrol\u{1}chars and ünïcödé" : nil)
         }
         try store.update { p in
-            try p.add(txs, now: day("2025-01-01"))
+            p.add(txs)
             return (true, ())
         }
         let loaded = try store.load()
@@ -99,7 +99,7 @@ import Testing
         let leftover = dir + "/repo/.portfolio.json.tmp.999.1"
         _ = FileManager.default.createFile(atPath: leftover, contents: Data("half".utf8))
         try store.update { p in
-            try p.add([trade("2024-01-01 buy 1 bitcoin @ 100")], now: day("2025-01-01"))
+            p.add([trade("2024-01-01 buy 1 bitcoin @ 100")])
             return (true, ())
         }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: store.path) == "../repo/portfolio.json")
@@ -125,13 +125,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = PortfolioStore(directory: dir)
         try store.update { p in
-            try p.add([trade("2024-01-01 buy 1 bitcoin @ 100")], now: day("2025-01-01"))
+            p.add([trade("2024-01-01 buy 1 bitcoin @ 100")])
             return (true, ())
         }
         let before = FileManager.default.contents(atPath: store.path)
         #expect(throws: PortfolioError.self) {
             try store.update { p in
-                try p.add([trade("2024-02-01 sell 2 bitcoin @ 100")], now: day("2025-01-01"))
+                p.add([trade("2024-02-01 sell 2 bitcoin @ 100")])
                 return (true, ())
             }
         }

@@ -37,3 +37,12 @@ func scratchDirectory() -> String {
 
 /// Where fixture files live.
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+/// The position of `assetId` in `main`.
+func key(_ assetId: String, in portfolio: String = "main") -> PositionKey { PositionKey(portfolio: portfolio, assetId: assetId) }
+
+/// A shortfall of a record in `main` (what `insufficientQuantity` and `breaksLater` carry).
+func shortfall(_ type: TransactionType, _ assetId: String, held: Decimal, requested: Decimal, fee: Decimal? = nil,
+               date: Date, id: UUID, portfolio: String = "main", linked: Bool = false) -> Shortfall {
+    Shortfall(type: type, portfolio: portfolio, assetId: assetId, held: held, requested: requested, fee: fee, date: date, id: id, linked: linked)
+}

@@ -109,6 +109,19 @@ public struct Shortfall: Sendable, Equatable {
     public var id: UUID
     /// Part of a swap or a move.
     public var linked: Bool
+
+    public init(type: TransactionType, portfolio: String, assetId: String, held: Decimal, requested: Decimal, fee: Decimal?,
+                date: Date, id: UUID, linked: Bool) {
+        self.type = type
+        self.portfolio = portfolio
+        self.assetId = assetId
+        self.held = held
+        self.requested = requested
+        self.fee = fee
+        self.date = date
+        self.id = id
+        self.linked = linked
+    }
 }
 
 /// The result of replaying a history: positions keyed by portfolio and asset, closed cycles,
