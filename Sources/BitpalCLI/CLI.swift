@@ -9,9 +9,12 @@ public struct CLI {
     /// The command table: help, suggestions and completions are all generated from it.
     public static var commands: [any Command.Type] { [
         DemoCommand.self,
-        AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self,
+        AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self, MoveCommand.self,
         ImportCommand.self, ExportCommand.self,
-        HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, WidgetCommand.self,
+        HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, IncomeCommand.self, WidgetCommand.self,
+        AssetAddCommand.self, AssetListCommand.self, AssetShowCommand.self, AssetEditCommand.self, AssetRemoveCommand.self,
+        PortfolioListCommand.self, PortfolioAddCommand.self, PortfolioEditCommand.self, PortfolioDefaultCommand.self,
+        PortfolioRemoveCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
@@ -19,7 +22,7 @@ public struct CLI {
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
-    static let defaultSubcommands = ["price": "list", "watch": "list"]
+    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list"]
 
     public var environment: Environment
     public var console: Console

@@ -34,7 +34,7 @@ func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Exact36, 
     }
     if unpriced > 0 {
         s += "\(unpriced) holding\(unpriced == 1 ? " has" : "s have") no price (cost \(Human.money(unpricedCost)), left out of the totals): "
-            + "set one with 'bitpal price set COIN PRICE'"
+            + "set one with 'bitpal price set ASSET PRICE'"
         s += context.offline ? ".\n" : " or run 'bitpal price refresh'.\n"
     }
     return s
@@ -81,7 +81,7 @@ struct HoldingsCommand: Command {
         var table = Table((byPortfolio ? [("PORTFOLIO", .left)] : []) + [
             ("ASSET", .left), ("NAME", .left), ("TYPE", .left), ("AMOUNT", .right), ("AVG COST", .right), ("COST BASIS", .right),
             ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
-        let lead: [Table.Cell] = byPortfolio ? [.init("")] : []
+        let lead: [Table.Cell] = byPortfolio ? [.init("TOTAL")] : []
         for h in report.holdings {
             let price = h.quote.map { Human.price($0.price) + (h.stale ? " (stale)" : "") } ?? "—"
             table.add((byPortfolio ? [.init(TextEscaping.escaped(h.portfolio ?? ""))] : []) + [
@@ -96,9 +96,9 @@ struct HoldingsCommand: Command {
         let priced = report.holdings.count - report.unpricedCount
         let pct = report.unrealizedPnLPercentage
         table.addFooter(lead + (priced == 0 ? [
-            .init("TOTAL"), .init(""), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
+            .init(byPortfolio ? "" : "TOTAL"), .init(""), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
         ] : [
-            .init("TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""), .init(""),
+            .init(byPortfolio ? "" : "TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""), .init(""),
             .init(Human.money(report.totalCost)), .init(""), .init(Human.money(report.totalValue)),
             .init(Human.signedMoney(report.unrealizedPnL), paint: { style.pnl($0, report.unrealizedPnL) }),
             .init(Human.percent(pct), paint: { style.pnl($0, pct) }),

@@ -602,7 +602,7 @@ struct MoveCommand: Command {
         if context.json {
             context.printJSON(TransactionOptions.json(legs))
         } else {
-            context.out("Moved \(TransactionOptions.describe(legs, context: context))\nid \(outID.uuidString.lowercased())\n")
+            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(outID.uuidString.lowercased())\n")
         }
         return .success
     }

@@ -259,6 +259,11 @@ public struct IncomeReport: Sendable {
         public var taxWithheld: Exact36 = .zero
         public var net: Exact36 = .zero
 
+        public init() {}
+
+        /// One event's figures.
+        public init(_ e: IncomeEvent) { add(e) }
+
         mutating func add(_ e: IncomeEvent) {
             gross = (try? gross + e.gross) ?? gross
             taxWithheld = (try? taxWithheld + e.taxWithheld) ?? taxWithheld

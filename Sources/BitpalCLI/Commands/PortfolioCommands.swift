@@ -1,0 +1,275 @@
+import Foundation
+import PortfolioCore
+
+enum PortfolioOptions {
+    static func name(_ text: String, option: String = "NAME") throws(UsageError) -> String {
+        guard Portfolio.isValidName(text) else {
+            throw .invalidValue(option: option, value: text, reason: "a portfolio name is 1–40 letters, digits, '-', '_' or '.'")
+        }
+        return text
+    }
+
+    static func json(_ p: Portfolio, book: Book, value: Exact36?) -> JSONValue {
+        .object([
+            ("name", .string(p.name)), ("baseCurrency", .string(p.baseCurrency)), ("description", .optional(p.description)),
+            ("active", .bool(p.active)), ("default", .bool(p.name == book.defaultPortfolio)),
+            ("transactionCount", .number(String(book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }))),
+            ("totalValue", ReportJSON.money(value)),
+        ])
+    }
+}
+
+struct PortfolioListCommand: Command {
+    static let spec = CommandSpec(
+        name: "portfolio list", summary: "Your portfolios: base currency, transactions, value",
+        options: [OptionSpec("--all", nil, "inactive portfolios too")],
+        group: "Assets and portfolios", examples: ["bitpal portfolio list", "bitpal portfolio list --all --json"])
+
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        all = a.popFlag("--all")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let book = try context.loadBook()
+        let ledger = context.checkedLedger(book)
+        let prices = try context.priceBook(book)  // no network: a listing uses what is known
+        let shown = book.portfolios.filter { all || $0.active }
+        let values: [String: Exact36?] = Dictionary(uniqueKeysWithValues: shown.map { p in
+            let h = Reports(ledger: ledger, prices: prices, now: context.now, portfolios: [p.name], asset: { AssetLabel.unknown($0) }).holdings()
+            return (p.name, h.unpricedCount > 0 ? nil : Optional(h.totalValue))
+        })
+        if context.json {
+            context.printJSON(.array(shown.map { PortfolioOptions.json($0, book: book, value: values[$0.name] ?? nil) }))
+            return .success
+        }
+        var table = Table([("", .left), ("NAME", .left), ("CURRENCY", .left), ("METHOD", .left), ("CASH", .left), ("STATUS", .left),
+                           ("TRANSACTIONS", .right), ("VALUE", .right), ("DESCRIPTION", .left)])
+        for p in shown {
+            let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
+            table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, "average", "no",
+                       p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map(Human.money) ?? "—",
+                       TextEscaping.escaped(p.description ?? "")])
+        }
+        context.out(table.render(style: context.style))
+        context.out("* the default portfolio (used when --portfolio is not given)\n")
+        return .success
+    }
+}
+
+struct PortfolioAddCommand: Command {
+    static let spec = CommandSpec(
+        name: "portfolio add", summary: "Create a portfolio", arguments: "NAME",
+        options: [OptionSpec("--currency", "CODE", "its base currency (USD until exchange rates arrive)"),
+                  OptionSpec("--description", "TEXT", "what it is for")],
+        group: "Assets and portfolios",
+        details: "NAME: 1–40 letters, digits, '-', '_' or '.'; unique, whatever the case.",
+        examples: ["bitpal portfolio add trading --description \"short-term\"", "bitpal -p trading add buy btc 0.1 60000"])
+
+    var name: String
+    var currency: String?
+    var description: String?
+
+    init(parsing a: inout ArgumentList) throws {
+        name = try PortfolioOptions.name(try a.popPositional("NAME"))
+        currency = a.popOption("--currency")
+        description = a.popOption("--description").flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let currency = try self.currency.map(AssetOptions.currency) ?? "USD"
+        let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now)
+        let book: Book = try context.store().update(now: context.now, names: context.names) { book in
+            if book.portfolio(named: name) != nil { throw PortfolioError.portfolioExists(name) }
+            book.portfolios.append(p)
+            return (true, book)
+        }
+        if context.json {
+            context.printJSON(PortfolioOptions.json(p, book: book, value: .zero))
+        } else {
+            context.out("Created portfolio '\(TextEscaping.escaped(name))' (\(currency)). Use it with: bitpal -p \(name) add buy bitcoin 0.1 60000\n")
+        }
+        return .success
+    }
+}
+
+struct PortfolioEditCommand: Command {
+    static let spec = CommandSpec(
+        name: "portfolio edit", summary: "Rename, describe, activate or deactivate a portfolio", arguments: "NAME",
+        options: [OptionSpec("--name", "NEW", "a new name (its transactions follow in the same write)"),
+                  OptionSpec("--description", "TEXT", "a new description (\"\" removes it)"),
+                  OptionSpec("--active", nil, "include it in --all again"),
+                  OptionSpec("--inactive", nil, "leave it out of --all and of 'portfolio list'")],
+        group: "Assets and portfolios",
+        examples: ["bitpal portfolio edit trading --name swing", "bitpal portfolio edit old --inactive"])
+
+    var name: String
+    var newName: String?
+    var description: String?
+    var active: Bool?
+
+    init(parsing a: inout ArgumentList) throws {
+        name = try PortfolioOptions.name(try a.popPositional("NAME"))
+        newName = try a.popOption("--name").map { text throws(UsageError) in try PortfolioOptions.name(text, option: "--name") }
+        description = a.popOption("--description")
+        let on = a.popFlag("--active"), off = a.popFlag("--inactive")
+        if on && off { throw UsageError.conflict("--active and --inactive contradict each other") }
+        active = on ? true : off ? false : nil
+        if newName == nil && description == nil && active == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive")
+        }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let (p, book): (Portfolio, Book) = try context.store().update(now: context.now, names: context.names) { book in
+            guard let old = book.portfolio(named: name), let i = book.portfolios.firstIndex(of: old) else { throw PortfolioError.portfolioNotFound(name) }
+            var p = old
+            if let newName, newName != old.name {
+                if let other = book.portfolio(named: newName), other.name != old.name { throw PortfolioError.portfolioExists(newName) }
+                p.name = newName
+                for j in book.transactions.indices where book.transactions[j].portfolio == old.name {
+                    book.transactions[j].portfolio = newName
+                }
+                if book.defaultPortfolio == old.name { book.defaultPortfolio = newName }
+            }
+            if let description { p.description = description.isEmpty ? nil : description }
+            if let active { p.active = active }
+            book.portfolios[i] = p
+            return (true, (p, book))
+        }
+        if context.json {
+            context.printJSON(PortfolioOptions.json(p, book: book, value: nil))
+        } else {
+            context.out("Changed portfolio '\(TextEscaping.escaped(p.name))'" + (p.active ? "" : " (inactive)") + ".\n")
+        }
+        return .success
+    }
+}
+
+struct PortfolioDefaultCommand: Command {
+    static let spec = CommandSpec(
+        name: "portfolio default", summary: "Choose the portfolio used when none is named", arguments: "NAME",
+        group: "Assets and portfolios", examples: ["bitpal portfolio default trading"])
+
+    var name: String
+
+    init(parsing a: inout ArgumentList) throws {
+        name = try PortfolioOptions.name(try a.popPositional("NAME"))
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let chosen: String = try context.store().update(now: context.now, names: context.names) { book in
+            guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
+            book.defaultPortfolio = p.name
+            return (true, p.name)
+        }
+        if context.json {
+            context.printJSON(.object([("defaultPortfolio", .string(chosen))]))
+        } else {
+            context.out("'\(TextEscaping.escaped(chosen))' is now the default portfolio.\n")
+        }
+        return .success
+    }
+}
+
+struct PortfolioRemoveCommand: Command {
+    static let spec = CommandSpec(
+        name: "portfolio remove", summary: "Delete an empty portfolio", arguments: "NAME",
+        group: "Assets and portfolios",
+        details: "Refused while it has transactions (move or delete them first), for the default and for the last one.",
+        examples: ["bitpal portfolio remove old"])
+
+    var name: String
+
+    init(parsing a: inout ArgumentList) throws {
+        name = try PortfolioOptions.name(try a.popPositional("NAME"))
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let removed: String = try context.store().update(now: context.now, names: context.names) { book in
+            guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
+            if book.portfolios.count == 1 { throw PortfolioError.lastPortfolio(p.name) }
+            if book.defaultPortfolio == p.name { throw PortfolioError.defaultPortfolioRemoval(p.name) }
+            let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
+            if count > 0 { throw PortfolioError.portfolioInUse(name: p.name, count: count) }
+            book.portfolios.removeAll { $0.name == p.name }
+            return (true, p.name)
+        }
+        if context.json {
+            context.printJSON(.object([("removed", .string(removed))]))
+        } else {
+            context.out("Removed portfolio '\(TextEscaping.escaped(removed))'.\n")
+        }
+        return .success
+    }
+}
+
+struct IncomeCommand: Command {
+    static let spec = CommandSpec(
+        name: "income", summary: "Dividends, interest and rewards: gross, tax withheld, net",
+        options: [OptionSpec("--year", "YYYY", "only this year (UTC)"),
+                  OptionSpec("--by", "GROUP", "totals by asset, month or year", choices: IncomeGrouping.allCases.map(\.rawValue)),
+                  ReportOptions.all],
+        group: "Reports",
+        details: "A reward's gross is its value at receipt (amount × price), with no tax. Money prints with 2 decimals.",
+        examples: ["bitpal income", "bitpal income --year 2024 --by month", "bitpal income --all --json"])
+
+    var year: Int?
+    var by: IncomeGrouping?
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        year = try a.popOption("--year").map { text in
+            guard text.count == 4, let y = Int(text), (1900...9999).contains(y) else {
+                throw UsageError.invalidValue(option: "--year", value: text, reason: "a year is four digits, 1900–9999")
+            }
+            return y
+        }
+        by = a.popOption("--by").flatMap(IncomeGrouping.init(rawValue:))
+        all = a.popFlag("--all")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let report = try context.reports(refresh: false, all: all).income(year: year, by: by)
+        let money = ReportJSON.money as (Exact36?) -> JSONValue
+        func sums(_ s: IncomeReport.Sums) -> [(String, JSONValue)] {
+            [("gross", money(s.gross)), ("taxWithheld", money(s.taxWithheld)), ("net", money(s.net))]
+        }
+        if context.json {
+            let rows: [JSONValue] = report.groups.map { groups in groups.map { .object([("group", .string($0.group))] + sums($0.sums)) } }
+                ?? report.rows.map { e in
+                    .object([("date", .string(ISODate.format(e.date))), ("transactionId", .string(UUIDText.lowercased(e.transactionId))),
+                             ("assetId", .string(e.assetId)), ("type", .string(e.type.rawValue))] + sums(IncomeReport.Sums(e)))
+                }
+            context.printJSON(.object([("rows", .array(rows)), ("totals", .object(sums(report.totals)))]))
+            return .success
+        }
+        if report.rows.isEmpty {
+            context.out("No income\(year.map { " in \($0)" } ?? "") yet: record one with 'bitpal add dividend AAPL 2.40' or 'bitpal add reward eth 0.01 3000'.\n")
+            return .success
+        }
+        var table: Table
+        if let groups = report.groups {
+            table = Table([(by == .asset ? "ASSET" : by == .month ? "MONTH" : "YEAR", .left), ("GROSS", .right), ("TAX WITHHELD", .right), ("NET", .right)])
+            for g in groups {
+                let label = by == .asset ? TextEscaping.escaped(context.assetLabel(g.group).symbol.uppercased()) : g.group
+                table.add([label, Human.money(g.sums.gross), Human.money(g.sums.taxWithheld), Human.money(g.sums.net)])
+            }
+            table.addFooter([.init("TOTAL"), .init(Human.money(report.totals.gross)), .init(Human.money(report.totals.taxWithheld)),
+                             .init(Human.money(report.totals.net))])
+        } else {
+            let zone = context.timeZone
+            table = Table([("DATE (\(Human.zoneLabel(zone)))", .left), ("ASSET", .left), ("KIND", .left), ("GROSS", .right),
+                           ("TAX WITHHELD", .right), ("NET", .right)])
+            for e in report.rows {
+                table.add([Human.day(e.date, in: zone), TextEscaping.escaped(context.assetLabel(e.assetId).symbol.uppercased()), e.type.rawValue,
+                           Human.money(e.gross), Human.money(e.taxWithheld), Human.money(e.net)])
+            }
+            table.addFooter([.init("TOTAL"), .init(""), .init(""), .init(Human.money(report.totals.gross)),
+                             .init(Human.money(report.totals.taxWithheld)), .init(Human.money(report.totals.net))])
+        }
+        context.out(table.render(style: context.style))
+        return .success
+    }
+}
