@@ -21,9 +21,10 @@ final class CLITests: XCTestCase {
         {
           "holdings": [
             {
-              "coinId": "bitcoin",
+              "assetId": "bitcoin",
               "symbol": "btc",
               "name": "Bitcoin",
+              "type": "crypto",
               "totalAmount": "1.5",
               "avgCost": "35000",
               "totalCost": "52500.00",
@@ -50,7 +51,7 @@ final class CLITests: XCTestCase {
         """)
         let summary = s.ok(["--json", "summary"]).out
         for field in [#""totalValue": "90000.00""#, #""totalOpenCost": "52500.00""#, #""totalClosedCost": "17500.00""#,
-                      #""unrealizedPnL": "37500.00""#, #""realizedPnL": "7500.00""#, #""totalPnL": "45000.00""#,
+                      #""unrealizedPnL": "37500.00""#, #""realizedPnL": "7500.00""#, #""totalPnL": "45000.00""#, #""income": "0.00""#,
                       #""totalPnLPercentage": "64.29""#, #""holdingsCount": 1"#, #""unpricedCount": 0"#, #""stale": false"#] {
             XCTAssertTrue(summary.contains(field), "missing \(field) in \(summary)")
         }
@@ -65,10 +66,13 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(closed, """
         [
           {
-            "coinId": "ethereum",
+            "assetId": "ethereum",
             "symbol": "eth",
             "name": "Ethereum",
+            "type": "crypto",
+            "portfolio": "main",
             "totalQuantity": "2",
+            "totalCost": "2010.00",
             "avgCostPrice": "1005",
             "avgSellPrice": "1500",
             "realizedPnL": "975.00",
@@ -116,7 +120,7 @@ final class CLITests: XCTestCase {
             (["add", "buy", "btc", "1", "1", "--fee", "x"], .usage, "Fee 'x'"),
             (["add", "buy", "btc", "1", "1", "--date", "2024-02-30"], .usage, "Date '2024-02-30' is not a date"),
             (["add", "buy", "btc", "1", "1", "--date", "last week"], .usage, "is not a date"),
-            (["add", "hold", "btc", "1", "1"], .usage, "type must be one of buy, sell, not 'hold'"),
+            (["add", "hold", "btc", "1", "1"], .usage, "KIND must be one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, swap, not 'hold'"),
             (["add", "buy", "btc", "1"], .usage, "missing PRICE"),
             (["add", "buy", "btc", "1", "1", "extra"], .usage, "unexpected argument 'extra'"),
             (["add", "buy", "btc", "1", "1", "--fe", "1"], .usage, "unknown option '--fe' for 'add'. Did you mean '--fee'?"),
@@ -177,7 +181,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try s.loadPortfolio().transactions.first?.id.uuidString.lowercased(), String(id))
         XCTAssertEqual(try s.loadPortfolio().transactions.first?.notes, "first\u{1b}[31m")
         let json = s.ok(["add", "buy", "btc", "1", "1", "--json", "--date", "2024-01-02"]).out
-        XCTAssertTrue(json.contains(#""pricePerCoin": "1""#) && json.hasPrefix("{"))
+        XCTAssertTrue(json.contains(#""price": "1""#) && json.contains(#""assetId": "bitcoin""#) && json.hasPrefix("{"))
     }
 
     func testBareDateIsLocalMidnight() throws {
@@ -196,7 +200,7 @@ final class CLITests: XCTestCase {
         s.ok(["add", "buy", "btc", "1", "300", "--date", "2024-03-01"])
         func coins(_ args: [String]) -> [String] {
             let out = s.ok(["list", "--json"] + args).out
-            return out.components(separatedBy: "\"coinId\": \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            return out.components(separatedBy: "\"assetId\": \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
         }
         func amounts(_ args: [String]) -> [String] {
             let out = s.ok(["list", "--json"] + args).out
@@ -241,7 +245,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(s.ok([]).out, help)
         XCTAssertEqual(s.ok(["--version"]).out, "bitpal \(CLI.version)\n")
         let add = s.ok(["help", "add"]).out
-        XCTAssertTrue(add.hasPrefix("Usage: bitpal add buy|sell COIN AMOUNT PRICE [--date DATE] [--fee FEE] [--note TEXT]"))
+        XCTAssertTrue(add.hasPrefix("Usage: bitpal add KIND ASSET AMOUNT [PRICE] [--date DATE] [--fee FEE] [--note TEXT]"), add)
         XCTAssertEqual(s.ok(["add", "--help"]).out, add)
         XCTAssertEqual(s.ok(["price", "refresh", "-h"]).out, s.ok(["help", "price", "refresh"]).out)
         XCTAssertEqual(s.run(["help", "nope"]).code, .usage)

@@ -75,9 +75,9 @@ final class EdgeTests: XCTestCase {
         let buy = lines.firstIndex { $0.contains(#""amount": "1""#) }!
         lines.insert(lines[buy], at: buy + 1)
         var text = lines.joined(separator: "\n")
-        text = text.replacingOccurrences(of: #""type": "sell", "amount": "0.5""#, with: #""type": "sell", "amount": "5""#)
-        text = text.replacingOccurrences(of: #""type": "buy", "amount": "2", "pricePerCoin": "10", "fee": "0", "date": "2024-01-01"#,
-                                         with: #""type": "buy", "amount": "0", "pricePerCoin": "10", "fee": "0", "date": "2030-01-01"#)
+        text = text.replacingOccurrences(of: #""type": "sell", "assetId": "bitcoin", "amount": "0.5""#, with: #""type": "sell", "assetId": "bitcoin", "amount": "5""#)
+        text = text.replacingOccurrences(of: #""assetId": "ethereum", "amount": "2", "price": "10", "fee": "0", "currency": "USD", "date": "2024-01-01"#,
+                                         with: #""assetId": "ethereum", "amount": "0", "price": "10", "fee": "0", "currency": "USD", "date": "2030-01-01"#)
         _ = s.write("portfolio.json", text)
         return s
     }
@@ -86,12 +86,12 @@ final class EdgeTests: XCTestCase {
         let s = brokenStore()
         let r = s.run(["check"])
         XCTAssertEqual(r.code, .failure, "\(r)")
-        XCTAssertTrue(r.out.contains("line 7: id "), r.out)
-        XCTAssertTrue(r.out.contains("is used by an earlier record too (line 6)"), r.out)
-        XCTAssertTrue(r.out.contains("line 8: sells 5 BTC (Bitcoin) on 2024-02-01 but only 1 is held then"), r.out)
-        XCTAssertTrue(r.out.contains("line 9: amount must be greater than zero"), r.out)
+        XCTAssertTrue(r.out.contains("line 11: id "), r.out)
+        XCTAssertTrue(r.out.contains("is used by an earlier record too (line 10)"), r.out)
+        XCTAssertTrue(r.out.contains("line 12: sell of 5 BTC (Bitcoin) on 2024-02-01 but only 1 is held then"), r.out)
+        XCTAssertTrue(r.out.contains("line 13: amount must be greater than zero"), r.out)
         let json = s.run(["check", "--json"])
-        XCTAssertTrue(json.out.contains(#""line": 8"#) && json.out.contains(#""ok": false"#), json.out)
+        XCTAssertTrue(json.out.contains(#""line": 12"#) && json.out.contains(#""ok": false"#), json.out)
     }
 
     func testReportsLeaveBrokenRecordsOutWithAWarning() {
@@ -114,10 +114,10 @@ final class EdgeTests: XCTestCase {
         let id = try XCTUnwrap(try s.loadPortfolio().transactions.first?.id.uuidString.lowercased())
         let ambiguous = s.run(["delete", id])
         XCTAssertEqual(ambiguous.code, .failure)
-        XCTAssertTrue(ambiguous.err.contains("name one by its line: @6 or @7"), ambiguous.err)
-        s.ok(["delete", "@7"])  // the duplicate goes; the oversell and zero amount stay
-        s.ok(["edit", "@7", "--amount", "1"])  // the sell is now valid
-        s.ok(["delete", "@8"])
+        XCTAssertTrue(ambiguous.err.contains("name one by its line: @10 or @11"), ambiguous.err)
+        s.ok(["delete", "@11"])  // the duplicate goes; the oversell and zero amount stay
+        s.ok(["edit", "@11", "--amount", "1"])  // the sell is now valid
+        s.ok(["delete", "@12"])
         XCTAssertEqual(s.run(["check"]).code, .success)
         s.ok(["add", "buy", "sol", "1", "10"])
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 3)

@@ -13,7 +13,13 @@ import Testing
         #expect(ISODate.format(p.transactions[1].date) == "2024-02-03T04:05:06.789Z")
         #expect(p.watchlist.map(\.coinId) == ["solana"])
         #expect(p.manualPrices.first?.price == dec("60000.5"))
-        #expect(PortfolioCodec.encode(p) == Array(bytes))
+        #expect(p.readVersion == 1 && p.portfolios.map(\.name) == ["main"] && p.transactions.allSatisfy { $0.currency == "USD" && $0.portfolio == "main" })
+        // Version 1 is read as it is and written as version 2: the pinned v2 file, byte for byte.
+        let v2 = try #require(FileManager.default.contents(atPath: fixtures.appendingPathComponent("portfolio-v2.json").path))
+        #expect(PortfolioCodec.encode(p) == Array(v2))
+        let back = try PortfolioCodec.decode(Array(v2), path: "fixture")
+        #expect(back == p && back.readVersion == 2)
+        #expect(PortfolioCodec.encode(back) == Array(v2))
     }
 
     @Test func anyLayoutAndKeyOrderReadsTheSame() throws {
@@ -112,9 +118,9 @@ import Testing
         let dir = scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = PortfolioStore(directory: dir)
-        let content = "{\"format\": \"bitpal-portfolio\", \"version\": 2, \"transactions\": [], \"future\": {}}\n"
+        let content = "{\"format\": \"bitpal-portfolio\", \"version\": 3, \"transactions\": [], \"future\": {}}\n"
         _ = FileManager.default.createFile(atPath: store.path, contents: Data(content.utf8))
-        #expect(throws: StoreError(path: store.path, reason: .unsupportedVersion(2, highestSupported: 1))) { try store.load() }
+        #expect(throws: StoreError(path: store.path, reason: .unsupportedVersion(3, highestSupported: 2))) { try store.load() }
         #expect(throws: StoreError.self) { try store.update { _ in (true, ()) } }
         #expect(FileManager.default.contents(atPath: store.path) == Data(content.utf8))
         #expect(StoreError(path: "/x/portfolio.json", reason: .unsupportedVersion(2, highestSupported: 1)).description.contains("/x/portfolio.json"))

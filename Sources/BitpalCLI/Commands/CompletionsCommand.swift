@@ -29,7 +29,8 @@ enum Completions {
         init(valueName name: String, choices: [String] = []) {
             let bare = name.trimmingCharacters(in: CharacterSet(charactersIn: "[]."))
             if !choices.isEmpty { self = .words(choices) }
-            else if bare == "COIN" { self = .coin }
+            else if ["COIN", "ASSET", "FROM", "TO"].contains(bare) { self = .coin }
+            else if bare == "KIND" { self = .words(TransactionOptions.addKinds) }
             else if bare == "FILE" || bare == "FILE|-" { self = .file }
             else if bare == "DIR" { self = .directory }
             else if bare == "COMMAND" { self = .command }

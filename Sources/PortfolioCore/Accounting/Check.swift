@@ -135,6 +135,12 @@ extension Book {
     /// no rule, or when it only removes problems (deleting or editing an offending record)
     /// and adds none. Returns the problems that block it.
     public func mayReplace(problemsBefore: () -> [StoreProblem], now: Date) -> [StoreProblem]? {
+        blockers(problemsBefore: problemsBefore, now: now)?.problems
+    }
+
+    /// The problems that block a change, and whether the change introduced them (else they are
+    /// the ones the book already had, none removed).
+    func blockers(problemsBefore: () -> [StoreProblem], now: Date) -> (problems: [StoreProblem], introduced: Bool)? {
         let after = checked(now: now).problems
         if after.isEmpty { return nil }
         let before = problemsBefore()
@@ -145,7 +151,7 @@ extension Book {
             if let n = remaining[p.identity], n > 0, !changed.contains(p.id) { remaining[p.identity] = n - 1 } else { introduced.append(p) }
         }
         if introduced.isEmpty && after.count < before.count { return nil }
-        return introduced.isEmpty ? after : introduced
+        return introduced.isEmpty ? (after, false) : (introduced, true)
     }
 
     /// The error to show for problems a change would introduce: the changed record's own

@@ -37,9 +37,9 @@ extension Book {
     /// - Throws: the changed record's own `PortfolioError` ("You only own …"), the later record
     ///   it breaks (`breaksLater`), or `BookRejection` with the problems.
     public func admit(from original: Book, now: Date) throws {
-        guard let broken = mayReplace(problemsBefore: { original.checked(now: now).problems }, now: now) else { return }
-        if let error = error(for: broken) { throw error }
-        throw BookRejection(problems: broken)
+        guard let broken = blockers(problemsBefore: { original.checked(now: now).problems }, now: now) else { return }
+        if broken.introduced, let error = error(for: broken.problems) { throw error }
+        throw BookRejection(problems: broken.problems)
     }
 
     /// Appends transactions (checked when the change is admitted).
