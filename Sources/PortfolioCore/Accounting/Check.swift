@@ -88,8 +88,14 @@ extension Book {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
-        var bases: [String: String] = [:]
-        for p in portfolios { bases[p.name] = p.baseCurrency }
+        // Few portfolios: a linear scan, remembering the last one found, beats hashing each name.
+        var last = portfolios.first
+        func base(of name: String) -> String? {
+            if let l = last, l.name == name { return l.baseCurrency }
+            guard let found = portfolios.first(where: { $0.name == name }) else { return nil }
+            last = found
+            return found.baseCurrency
+        }
         let registered = Set(assets.map(\.id))
         for (i, t) in transactions.enumerated() {
             if let first = ids.insert(t.id, at: i, in: transactions) {
@@ -102,7 +108,7 @@ extension Book {
                 broken = (rule, nil)
             } else if t.date > now {
                 broken = (.futureDate, nil)
-            } else if let base = bases[t.portfolio] {
+            } else if let base = base(of: t.portfolio) {
                 if let c = t.currency, c != base {
                     broken = (.currencyMismatch, .currencyMismatch(given: c, expected: base, reason: "the base currency of '\(t.portfolio)'"))
                 }

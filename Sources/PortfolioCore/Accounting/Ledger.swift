@@ -133,8 +133,8 @@ public struct Ledger: Sendable {
     public var closed: [ClosedPosition] = []
     /// Dividends, interest and rewards in replay order.
     public var income: [IncomeEvent] = []
-    /// Sums per portfolio name.
-    public var totals: [String: LedgerTotals] = [:]
+    /// Sums per portfolio, in the order the portfolios first appear (few: a linear scan beats hashing).
+    public private(set) var portfolioTotals: [(portfolio: String, totals: LedgerTotals)] = []
     /// Basis sent by a move's transfer-out, waiting for its transfer-in (keyed by the link).
     private var moving: [UUID: Exact36] = [:]
 
@@ -148,8 +148,13 @@ public struct Ledger: Sendable {
     /// The totals of the portfolios `selected` names (all when `nil`).
     public func totals(for selected: Set<String>?) throws(PortfolioError) -> LedgerTotals {
         var sum = LedgerTotals()
-        for (name, t) in totals where selected?.contains(name) ?? true { sum = try sum.adding(t) }
+        for (name, t) in portfolioTotals where selected?.contains(name) ?? true { sum = try sum.adding(t) }
         return sum
+    }
+
+    /// The sums of one portfolio.
+    public func totals(of portfolio: String) -> LedgerTotals {
+        portfolioTotals.first { $0.portfolio == portfolio }?.totals ?? LedgerTotals()
     }
 
     private func allTotals() throws(PortfolioError) -> LedgerTotals { try totals(for: nil) }
@@ -181,8 +186,10 @@ public struct Ledger: Sendable {
     /// forgiving replay can leave it out and go on.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
         let key = PositionKey(portfolio: tx.portfolio, assetId: tx.assetId)
-        var p = positions[key] ?? Position(key: key)
-        var t = totals[tx.portfolio] ?? LedgerTotals()
+        let slot = positions.index(forKey: key)
+        var p = slot.map { positions.values[$0] } ?? Position(key: key)
+        let totalsSlot = portfolioTotals.firstIndex { $0.portfolio == tx.portfolio }
+        var t = totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals()
         var event: IncomeEvent?
         var sent: Exact36?
         var received = false
@@ -265,8 +272,8 @@ public struct Ledger: Sendable {
             }
         }
         // Everything computed: commit.
-        positions[key] = p
-        totals[tx.portfolio] = t
+        if let slot { positions.values[slot] = p } else { positions[key] = p }
+        if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
         if let sent, let link = tx.linkedId { moving[link] = sent }
         if received, let link = tx.linkedId { moving[link] = nil }

@@ -47,19 +47,50 @@ public struct Transaction: Hashable, Sendable {
     public var amountValue: Fixed18
     /// An adjustment that removes units.
     public var negative: Bool
-    /// Per unit (cost basis per unit for a transfer-in, fair value for a reward, OLD of a NEW:OLD split).
-    public var priceValue: Fixed18?
-    /// The exact money value of a buy or sell before fees, when given.
-    public var totalValue: Fixed18?
-    /// Money (units for a transfer-out; tax withheld for a dividend or interest).
-    public var feeValue: Fixed18?
+    /// Which optional fields are present (price 1, total 2, fee 4, link 8): optional `Fixed18`s would
+    /// take 32 bytes each, and a million records are kept in memory at once.
+    private var present: UInt8 = 0
+    private var storedPrice = Fixed18.zero
+    private var storedTotal = Fixed18.zero
+    private var storedFee = Fixed18.zero
+    private var storedLink = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     /// The currency of the money fields; `nil` for kinds without money (split, adjustment, transfer-out).
     public var currency: String?
     /// When it happened (millisecond precision).
     public var date: Date
     public var notes: String?
+
+    /// Per unit (cost basis per unit for a transfer-in, fair value for a reward, OLD of a NEW:OLD split).
+    public var priceValue: Fixed18? {
+        get { present & 1 != 0 ? storedPrice : nil }
+        set { (storedPrice, present) = Transaction.store(newValue, bit: 1, in: present) }
+    }
+
+    /// The exact money value of a buy or sell before fees, when given.
+    public var totalValue: Fixed18? {
+        get { present & 2 != 0 ? storedTotal : nil }
+        set { (storedTotal, present) = Transaction.store(newValue, bit: 2, in: present) }
+    }
+
+    /// Money (units for a transfer-out; tax withheld for a dividend or interest).
+    public var feeValue: Fixed18? {
+        get { present & 4 != 0 ? storedFee : nil }
+        set { (storedFee, present) = Transaction.store(newValue, bit: 4, in: present) }
+    }
+
     /// The first leg's id, on both legs of a swap or a move.
-    public var linkedId: UUID?
+    public var linkedId: UUID? {
+        get { present & 8 != 0 ? storedLink : nil }
+        set {
+            storedLink = newValue ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            present = newValue == nil ? present & ~8 : present | 8
+        }
+    }
+
+    private static func store(_ value: Fixed18?, bit: UInt8, in present: UInt8) -> (Fixed18, UInt8) {
+        if let value { return (value, present | bit) }
+        return (.zero, present & ~bit)
+    }
 
     public init(
         id: UUID = UUIDText.random(), portfolio: String = Portfolio.mainName, type: TransactionType, assetId: String,
@@ -72,12 +103,12 @@ public struct Transaction: Hashable, Sendable {
         self.assetId = assetId
         self.amountValue = amount
         self.negative = negative
-        self.priceValue = price
-        self.totalValue = total
-        self.feeValue = fee
         self.currency = currency
         self.date = date
         self.notes = notes
+        self.priceValue = price
+        self.totalValue = total
+        self.feeValue = fee
         self.linkedId = linkedId
     }
 

@@ -209,7 +209,13 @@ public enum PortfolioCodec {
     }
 
     /// Reads one transaction object with its keys in any order and any layout.
+    ///
+    /// A record on one line as the store writes it (`{"id": …, "portfolio": …}`: known keys, `": "`
+    /// and `", "` between them) is read in one pass without the general reader's bookkeeping; anything
+    /// else — another layout, an unknown key, an error — is read again by the general reader, which
+    /// reports errors precisely. Both read the fields through `TransactionField`.
     public static func readTransaction(_ r: inout JSONReader, version: Int = Book.formatVersion) throws(JSONReadError) -> Transaction {
+        if let t = readTransactionLine(&r, version: version) { return t }
         var d = TransactionDraft()
         try r.beginObject()
         while let k = try r.nextKeyBytes() {
@@ -219,6 +225,30 @@ public enum PortfolioCodec {
         case let .success(t): return t
         case let .failure(missing): throw r.error("a transaction needs " + missing.names.joined(separator: ", "))
         }
+    }
+
+    /// The one-line fast path of `readTransaction`; `nil` (at the same position) when the record is laid out otherwise.
+    static func readTransactionLine(_ r: inout JSONReader, version: Int) -> Transaction? {
+        r.skipSpace()
+        let start = r.mark
+        guard r.consume("{") else { return nil }
+        var d = TransactionDraft()
+        while true {
+            guard let k = try? r.readRawStringBytes(), r.consume(": "), let field = TransactionField.key(k),
+                  (try? field.read(&r, into: &d)) != nil else {
+                r.rewind(to: start)
+                return nil
+            }
+            if r.consume(", ") { continue }
+            if r.consume("}") { break }
+            r.rewind(to: start)
+            return nil
+        }
+        guard case let .success(t) = d.build(version: version) else {
+            r.rewind(to: start)
+            return nil
+        }
+        return t
     }
 
     static func readPortfolio(_ r: inout JSONReader) throws(JSONReadError) -> Portfolio {

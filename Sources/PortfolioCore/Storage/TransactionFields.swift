@@ -78,10 +78,28 @@ public enum TransactionField: String, CaseIterable, Sendable {
         }
     }
 
+    /// This field's bit in a set of fields (`TransactionDraft.seen`).
+    var bit: UInt16 {
+        switch self {
+        case .id: 1 << 0
+        case .portfolio: 1 << 1
+        case .type: 1 << 2
+        case .assetId: 1 << 3
+        case .amount: 1 << 4
+        case .price: 1 << 5
+        case .total: 1 << 6
+        case .fee: 1 << 7
+        case .currency: 1 << 8
+        case .date: 1 << 9
+        case .notes: 1 << 10
+        case .linkedId: 1 << 11
+        }
+    }
+
     /// Reads the value from JSON into `draft`.
     func read(_ r: inout JSONReader, into d: inout TransactionDraft) throws(JSONReadError) {
-        if d.seen.contains(self) { throw r.error("a transaction gives \(name) twice") }
-        d.seen.insert(self)
+        if d.seen & bit != 0 { throw r.error("a transaction gives \(name) twice") }
+        d.seen |= bit
         switch self {
         case .id:
             let raw = try r.readRawStringBytes()
@@ -133,7 +151,8 @@ public enum TransactionField: String, CaseIterable, Sendable {
 
 /// A transaction being read: every field optional until `build` checks what its kind needs.
 struct TransactionDraft {
-    var seen: Set<TransactionField> = []
+    /// The fields read so far, one bit each (`TransactionField.bit`).
+    var seen: UInt16 = 0
     var id: UUID?
     var portfolio: String?
     var type: TransactionType?
@@ -151,7 +170,7 @@ struct TransactionDraft {
     /// The transaction, or the names of the required fields it lacks.
     func build(version: Int) -> Result<Transaction, MissingFields> {
         guard let id, let type, let assetId, let amount, let date else {
-            let missing = TransactionField.allCases.filter(\.required).filter { !seen.contains($0) }.map(\.name)
+            let missing = TransactionField.allCases.filter(\.required).filter { seen & $0.bit == 0 }.map(\.name)
             return .failure(MissingFields(names: missing))
         }
         // Version 1 knew buys and sells of coins in USD in one portfolio.
