@@ -37,8 +37,12 @@ extension Book {
     /// - Throws: the changed record's own `PortfolioError` ("You only own …"), the later record
     ///   it breaks (`breaksLater`), or `BookRejection` with the problems.
     public func admit(from original: Book, now: Date) throws {
-        guard let broken = mayReplace(problemsBefore: { original.checked(now: now).problems }, now: now) else { return }
-        if let error = error(for: broken) { throw error }
+        var before: [StoreProblem] = []
+        guard let broken = mayReplace(problemsBefore: { before = original.checked(now: now).problems; return before }, now: now) else { return }
+        // Only the stored book's own problems, untouched by the change: listed, not blamed on it.
+        let known = Set(before.map(\.identity))
+        let ofTheChange = broken.contains { changed.contains($0.id) || !known.contains($0.identity) }
+        if ofTheChange, let error = error(for: broken) { throw error }
         throw BookRejection(problems: broken)
     }
 
