@@ -46,3 +46,46 @@ func shortfall(_ type: TransactionType, _ assetId: String, held: Decimal, reques
                date: Date, id: UUID, portfolio: String = "main", linked: Bool = false) -> Shortfall {
     Shortfall(type: type, portfolio: portfolio, assetId: assetId, held: held, requested: requested, fee: fee, date: date, id: id, linked: linked)
 }
+
+/// An exact value from a literal string.
+func fixed(_ text: String) -> Fixed18 {
+    guard let v = Fixed18.parse(utf8: text.utf8) else { preconditionFailure("bad fixed literal \(text)") }
+    return v
+}
+
+/// A record of any kind as `add` stores it: a fee of 0 where the kind has a fee and none is
+/// given, no fee where it has none, USD where the kind has money. `"-0.5"` is an adjustment that removes units.
+func record(_ type: TransactionType, _ assetId: String, _ amount: String, price: String? = nil, total: String? = nil,
+            fee: String? = nil, on date: String, portfolio: String = "main", id: UUID = UUID(), linkedId: UUID? = nil,
+            notes: String? = nil) -> Transaction {
+    let rule = KindRule.of(type)
+    let negative = amount.hasPrefix("-")
+    return Transaction(id: id, portfolio: portfolio, type: type, assetId: assetId, amount: fixed(negative ? String(amount.dropFirst()) : amount),
+                       negative: negative, price: price.map(fixed), total: total.map(fixed),
+                       fee: fee.map(fixed) ?? (rule.fee == .none ? nil : .zero), currency: rule.hasCurrency ? "USD" : nil,
+                       date: day(date), notes: notes, linkedId: linkedId)
+}
+
+/// A swap as `add swap` stores it: a sell of FROM and a buy of TO, both with `total` = the value and
+/// `price` = value ÷ amount (18 decimals), linked by the sell's id; the fee is on the sell.
+func swapLegs(_ from: String, _ fromAmount: String, _ to: String, _ toAmount: String, value: String, fee: String = "0",
+              on date: String, portfolio: String = "main") -> [Transaction] {
+    let sellID = UUID()
+    func price(_ amount: String) -> String { (try? Exact36(fixed(value)).divided(by: fixed(amount)).roundedToFixed18().text) ?? "0" }
+    return [
+        record(.sell, from, fromAmount, price: price(fromAmount), total: value, fee: fee, on: date, portfolio: portfolio,
+               id: sellID, linkedId: sellID),
+        record(.buy, to, toAmount, price: price(toAmount), total: value, on: date, portfolio: portfolio, linkedId: sellID),
+    ]
+}
+
+/// A move as `move` stores it: a transfer-out (fee 0 units) linked by its own id to a transfer-in
+/// with no price, no fee and no currency.
+func moveLegs(_ assetId: String, _ amount: String, from: String, to: String, on date: String) -> [Transaction] {
+    let outID = UUID()
+    let out = record(.transferOut, assetId, amount, fee: "0", on: date, portfolio: from, id: outID, linkedId: outID)
+    var into = record(.transferIn, assetId, amount, on: date, portfolio: to, linkedId: outID)
+    into.feeValue = nil
+    into.currency = nil
+    return [out, into]
+}
