@@ -6,7 +6,7 @@ struct DemoCommand: Command {
         name: "demo", summary: "Show bitpal on a sample portfolio (never touches your data)",
         options: [OptionSpec("--keep", "DIR", "keep the sample in DIR (a new or empty folder) to explore with --data-dir DIR")],
         group: "Getting started",
-        details: "Builds a sample portfolio (buys, partial and full sells, fees, manual prices) in a temporary\nfolder, prints holdings, closed positions and the summary, then removes the folder. Offline.",
+        details: "Builds a sample book (coins, a registered stock with a dividend and a split, a reward, a transfer,\na swap, a second portfolio fed by a move, manual prices) in a temporary folder, prints the latest\ntransactions, holdings by portfolio, income, closed positions and the summary, then removes the\nfolder. Offline.",
         examples: ["bitpal demo", "bitpal demo --keep /tmp/bitpal-demo && bitpal --data-dir /tmp/bitpal-demo list"])
 
     var keep: String?
@@ -15,38 +15,69 @@ struct DemoCommand: Command {
         keep = a.popOption("--keep")
     }
 
-    /// The sample trades: (day, coin, type, amount, price, fee, note).
-    static let trades: [(String, String, TransactionType, String, String, String, String?)] = [
-        ("2024-01-05", "bitcoin", .buy, "0.5", "30000", "0", "first stack"),
-        ("2024-02-01", "ethereum", .buy, "4", "2200", "5", nil),
-        ("2024-02-20", "solana", .buy, "40", "95", "0", nil),
-        ("2024-03-01", "cardano", .buy, "5000", "0.45", "2.5", nil),
-        ("2024-03-10", "bitcoin", .buy, "0.3", "42000", "12", nil),
-        ("2024-04-01", "dogecoin", .buy, "20000", "0.08", "0", "meme money"),
-        ("2024-05-01", "pepe", .buy, "100000000", "0.0000012", "1", nil),
-        ("2024-05-15", "ethereum", .sell, "1.5", "3500", "4", nil),
-        ("2024-06-01", "bitcoin", .sell, "0.2", "65000", "8", "partial take-profit"),
-        ("2024-11-12", "solana", .sell, "40", "180", "4", "closed the position"),
-        ("2024-12-05", "dogecoin", .sell, "20000", "0.39", "0", nil),
-        ("2025-02-01", "dogecoin", .buy, "10000", "0.31", "0", "back in"),
+    /// One sample record: (portfolio, day, kind, asset, amount, price, fee, note); `swap`/`move` rows are two linked legs.
+    typealias Row = (portfolio: String, day: String, kind: String, asset: String, amount: String, price: String?, fee: String?, note: String?)
+
+    /// The sample book: coins in `main`, a registered stock with a dividend and a split, a staking
+    /// reward, coins received from an old wallet, a swap, a closed cycle, and a `trading` portfolio
+    /// that a move fed.
+    static let rows: [Row] = [
+        ("main", "2024-01-05", "buy", "bitcoin", "0.5", "42000", "12", "first stack"),
+        ("main", "2024-01-15", "buy", "AAPL", "10", "185.20", "1", nil),
+        ("main", "2024-02-10", "buy", "ethereum", "4", "2300", "8", nil),
+        ("main", "2024-02-15", "dividend", "AAPL", "2.40", nil, "0.36", "Q1 dividend"),
+        ("main", "2024-03-01", "reward", "ethereum", "0.05", "3400", nil, "staking"),
+        ("main", "2024-03-20", "transfer-in", "ethereum", "0.5", "1800", "0", "from an old wallet"),
+        ("main", "2024-04-01", "buy", "dogecoin", "20000", "0.08", "0", "meme money"),
+        ("main", "2024-04-02", "move", "bitcoin", "0.1", nil, nil, "trading stake"),
+        ("trading", "2024-04-05", "buy", "solana", "10", "140", "2", nil),
+        ("main", "2024-05-20", "swap", "ethereum>solana", "1>22", "3750", "5", nil),
+        ("trading", "2024-06-01", "sell", "solana", "5", "165", "1", nil),
+        ("main", "2024-06-10", "split", "AAPL", "4", nil, nil, "4-for-1"),
+        ("main", "2024-08-15", "dividend", "AAPL", "10", nil, "1.50", nil),
+        ("main", "2024-11-12", "sell", "bitcoin", "0.1", "88000", "10", "partial take-profit"),
+        ("main", "2024-12-05", "sell", "dogecoin", "20000", "0.39", "0", "closed the position"),
     ]
 
     static let prices: [(String, String)] = [
-        ("bitcoin", "97250.5"), ("ethereum", "3412.75"), ("cardano", "0.7321"), ("dogecoin", "0.2875"),
-        ("pepe", "0.00001876"), ("solana", "168.4"),
+        ("bitcoin", "97250.5"), ("ethereum", "3412.75"), ("solana", "168.4"), ("dogecoin", "0.2875"), ("AAPL", "229.87"),
     ]
 
     static func samplePortfolio(now: Date, zone: TimeZone) throws -> Book {
-        var p = Book()
-        for (day, coin, type, amount, price, fee, note) in trades {
-            guard let parts = ISODate.parseDay(utf8: day.utf8) else { continue }
-            p.transactions.append(Transaction(
-                coinId: coin, type: type, amount: try Decimal(parsing: amount), pricePerCoin: try Decimal(parsing: price),
-                fee: try Decimal(parsing: fee), date: ISODate.startOfDay(parts, in: zone),
-                notes: note))
+        var p = Book(portfolios: [Portfolio(name: "main", description: "long term", createdDate: now),
+                                  Portfolio(name: "trading", description: "short term", createdDate: now)],
+                     assets: [Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ", createdDate: now)])
+        func fixed(_ text: String) throws -> Fixed18 { try ValueRules.fixed(text, field: "sample") }
+        for r in rows {
+            guard let parts = ISODate.parseDay(utf8: r.day.utf8) else { continue }
+            let date = ISODate.startOfDay(parts, in: zone)
+            switch r.kind {
+            case "swap":
+                let assets = r.asset.split(separator: ">").map(String.init), amounts = try r.amount.split(separator: ">").map { try fixed(String($0)) }
+                let value = try fixed(r.price ?? "0")
+                let id = UUIDText.random()
+                p.transactions.append(Transaction(id: id, portfolio: r.portfolio, type: .sell, assetId: assets[0], amount: amounts[0],
+                                                  price: try Exact36(value).divided(by: amounts[0]).roundedToFixed18(), total: value,
+                                                  fee: try fixed(r.fee ?? "0"), date: date, notes: r.note, linkedId: id))
+                p.transactions.append(Transaction(portfolio: r.portfolio, type: .buy, assetId: assets[1], amount: amounts[1],
+                                                  price: try Exact36(value).divided(by: amounts[1]).roundedToFixed18(), total: value,
+                                                  fee: .zero, date: date, notes: r.note, linkedId: id))
+            case "move":
+                let id = UUIDText.random()
+                p.transactions.append(Transaction(id: id, portfolio: r.portfolio, type: .transferOut, assetId: r.asset, amount: try fixed(r.amount),
+                                                  price: nil, fee: .zero, currency: nil, date: date, notes: r.note, linkedId: id))
+                p.transactions.append(Transaction(portfolio: "trading", type: .transferIn, assetId: r.asset, amount: try fixed(r.amount),
+                                                  price: nil, fee: nil, currency: nil, date: date, notes: r.note, linkedId: id))
+            default:
+                guard let type = TransactionType(rawValue: r.kind) else { continue }
+                let rule = KindRule.of(type)
+                p.transactions.append(Transaction(
+                    portfolio: r.portfolio, type: type, assetId: r.asset, amount: try fixed(r.amount), price: try r.price.map(fixed),
+                    fee: rule.fee == .none ? nil : try fixed(r.fee ?? "0"), currency: rule.hasCurrency ? "USD" : nil, date: date, notes: r.note))
+            }
         }
-        for (coin, price) in prices {
-            p.manualPrices.append(Quote(coinId: coin, price: try Decimal(parsing: price), time: now, source: .manual))
+        for (asset, price) in prices {
+            p.manualPrices.append(Quote(coinId: asset, price: try Decimal(parsing: price), time: now, source: .manual))
         }
         p.watchlist = [WatchEntry(coinId: "polkadot", dateAdded: now)]
         return p
@@ -65,10 +96,12 @@ struct DemoCommand: Command {
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
         let store = PortfolioStore(directory: folder)
         let sample = try Self.samplePortfolio(now: context.now, zone: context.timeZone)
-        try store.update(now: context.now) { portfolio in
-            portfolio.add(sample.transactions)
-            portfolio.manualPrices = sample.manualPrices
-            portfolio.watchlist = sample.watchlist
+        try store.update(now: context.now) { book in
+            book.portfolios = sample.portfolios
+            book.assets = sample.assets
+            book.add(sample.transactions)
+            book.manualPrices = sample.manualPrices
+            book.watchlist = sample.watchlist
             return (true, ())
         }
         var globals = context.globals
@@ -76,22 +109,26 @@ struct DemoCommand: Command {
         globals.offline = true
         let demo = Context(environment: context.environment, console: context.console, globals: globals)
         if context.json {
-            let reports = try demo.reports(refresh: false, all: false)
+            let reports = try demo.reports(refresh: false, all: true)
             demo.printJSON(.object([
-                ("holdings", ReportJSON.holdings(reports.holdings())),
+                ("holdings", ReportJSON.holdings(reports.holdings(byPortfolio: true))),
                 ("closed", ReportJSON.closed(reports.closed())),
                 ("summary", ReportJSON.summary(reports.summary())),
             ]))
             return .success
         }
         let bold = context.style.bold
-        demo.out(bold("A sample portfolio: \(sample.transactions.count) trades in 6 coins, priced by hand (offline).") + "\n\n")
-        demo.out(bold("$ bitpal holdings") + "\n")
-        _ = try HoldingsCommand(sort: .value).run(demo)
+        demo.out(bold("A sample book: 4 coins and a stock in two portfolios, priced by hand (offline).") + "\n\n")
+        demo.out(bold("$ bitpal list --all --limit 8") + "\n")
+        _ = try ListCommand(limit: 8, all: true).run(demo)
+        demo.out("\n" + bold("$ bitpal holdings --all --by-portfolio") + "\n")
+        _ = try HoldingsCommand(sort: .value, all: true, byPortfolio: true).run(demo)
+        demo.out("\n" + bold("$ bitpal income") + "\n")
+        _ = try IncomeCommand(all: false).run(demo)
         demo.out("\n" + bold("$ bitpal closed") + "\n")
         _ = try ClosedCommand().run(demo)
-        demo.out("\n" + bold("$ bitpal summary") + "\n")
-        _ = try SummaryCommand().run(demo)
+        demo.out("\n" + bold("$ bitpal summary --all") + "\n")
+        _ = try SummaryCommand(all: true).run(demo)
         if keep != nil {
             demo.out("\nKept in \(folder). Explore it with: bitpal --data-dir \(folder) list\n")
         } else {
@@ -118,6 +155,17 @@ extension HoldingsCommand {
 
 extension ClosedCommand {
     init(all: Bool = false) { self.all = all }
+}
+
+extension ListCommand {
+    init(limit: Int, all: Bool) {
+        self.limit = limit
+        self.all = all
+    }
+}
+
+extension IncomeCommand {
+    init(all: Bool) { self.all = all }
 }
 
 extension SummaryCommand {
