@@ -10,6 +10,14 @@ extension Context {
         return book
     }
 
+    /// The portfolios and registered assets only, for commands that resolve arguments and then
+    /// write through the store (which reads the whole book under its lock).
+    func loadSettings() throws -> Book {
+        let book = try store().loadSettings()
+        remember(book)
+        return book
+    }
+
     /// Keeps the registered assets and the portfolio count for naming things in messages.
     func remember(_ book: Book) {
         registeredAssets = Dictionary(book.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })

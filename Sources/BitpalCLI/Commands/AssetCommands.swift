@@ -76,7 +76,7 @@ struct AssetAddCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let now = context.now
-        let book = try context.loadBook()
+        let book = try context.loadSettings()
         let currency = try currency.map(AssetOptions.currency) ?? context.portfolio(in: book).baseCurrency
         let asset = Asset(id: code, name: name, type: type, currency: currency, market: market, notes: note, createdDate: now)
         try context.store().update(now: now, names: context.names) { book in
@@ -271,7 +271,7 @@ struct AssetRemoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        _ = try context.loadBook()
+        _ = try context.loadSettings()
         let removed: Int = try context.store().update(now: context.now, names: context.names) { book in
             guard book.asset(id: code) != nil else { throw PortfolioError.assetNotFound(code) }
             let used = AssetOptions.usage(of: code, in: book).transactions

@@ -61,7 +61,7 @@ struct PriceSetCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.loadBook()
+        let book = try context.loadSettings()
         let coin = try context.resolveAsset(self.coin, in: book)
         if price <= 0 { throw PortfolioError.priceNotPositive }
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now

@@ -194,7 +194,7 @@ struct AddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let now = context.now
         let store = try context.store()
-        let book = try context.loadBook()
+        let book = try context.loadSettings()
         let portfolio = try context.portfolio(in: book)
         let when = try date?.start(in: context.timeZone, now: now) ?? now
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
@@ -451,7 +451,7 @@ struct EditCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let now = context.now
-        let book = try context.loadBook()
+        let book = try context.loadSettings()
         let newAsset = try asset.map { try context.resolveAsset($0, in: book) }
         let newDate = try date?.start(in: context.timeZone, now: now)
         let store = try context.store()
@@ -519,7 +519,7 @@ struct DeleteCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let store = try context.store()
-        _ = try context.loadBook()
+        _ = try context.loadSettings()
         let removed: [[Transaction]] = try store.update(now: context.now, names: context.names) { book in
             var indices: [Int] = []
             var groups: [[Transaction]] = []
@@ -579,7 +579,7 @@ struct MoveCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let now = context.now
-        let book = try context.loadBook()
+        let book = try context.loadSettings()
         let source = try from.map { try Context.portfolio(named: $0, in: book, option: "--from") } ?? context.portfolio(in: book)
         let target = try Context.portfolio(named: to, in: book, option: "--to")
         if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }

@@ -84,12 +84,16 @@ public enum PortfolioCodec {
     /// Writes one transaction on one line, as the store keeps it: the fields of `TransactionField`
     /// in order, null ones left out.
     static func writeTransactionLine(_ t: Transaction, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        for f in TransactionField.order where !f.isNull(in: t) {
-            w.key(f.name)
-            f.write(t, to: &w)
+        w.prepareValue()
+        var first = true
+        for (i, f) in TransactionField.allCases.enumerated() where !f.isNull(in: t) {
+            let chunk = TransactionField.keyChunks[i]
+            w.withBytes { $0.append(contentsOf: first ? chunk.first : chunk.next) }
+            first = false
+            f.appendJSON(t, to: &w)
         }
-        w.endObject()
+        w.withBytes { $0.append(UInt8(ascii: "}")) }
+        w.markValueWritten()
     }
 
     /// Writes one transaction object with every field, nulls included (`list --json`, exports).
@@ -109,8 +113,9 @@ public enum PortfolioCodec {
         try decode(ByteBuffer(copying: bytes), path: path)
     }
 
-    /// Parses a whole document in place.
-    public static func decode(_ buffer: ByteBuffer, path: String) throws(StoreError) -> Book {
+    /// Parses a whole document in place; with `settingsOnly`, stops at the transactions (the
+    /// portfolios and assets come first in every file bitpal writes), for commands that need only those.
+    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false) throws(StoreError) -> Book {
         var r = JSONReader(buffer: buffer)
         do {
             var p = Book(portfolios: [])
@@ -118,8 +123,12 @@ public enum PortfolioCodec {
             var defaultPortfolio: String?
             var sawPortfolios = false
             try r.beginObject()
-            while let key = try r.nextKey() {
+            var stopped = false
+            reading: while let key = try r.nextKey() {
                 switch key {
+                case "transactions" where settingsOnly && version != nil:
+                    stopped = true
+                    break reading
                 case "version":
                     let v = try r.readInt()
                     if v > Book.formatVersion {
@@ -186,7 +195,7 @@ public enum PortfolioCodec {
                     p.unknownKeys.append((key, Array(UnsafeBufferPointer(start: buffer.base + start, count: r.mark - start))))
                 }
             }
-            try r.finish()
+            if !stopped { try r.finish() }
             guard let version else { throw JSONReadError(message: "no \"version\" field", line: 1, column: 1) }
             p.readVersion = version
             if version == 1 {

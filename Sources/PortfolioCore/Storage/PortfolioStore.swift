@@ -42,6 +42,13 @@ public struct PortfolioStore: Sendable {
         return try PortfolioCodec.decode(buffer, path: path)
     }
 
+    /// The portfolios and registered assets only (no transactions): what resolving an argument needs,
+    /// read without the cost of the history. The book's transactions, watchlist and prices are empty.
+    public func loadSettings() throws(StoreError) -> Book {
+        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
+        return try PortfolioCodec.decode(buffer, path: path, settingsOnly: true)
+    }
+
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
     ///
     /// If `change` throws, nothing is written. `change` returns whether to write.

@@ -65,6 +65,29 @@ public enum TransactionField: String, CaseIterable, Sendable {
         }
     }
 
+    /// Appends the value's JSON text straight to `out` (the store line's hot path; `write` is the general one).
+    func appendJSON(_ t: Transaction, to w: inout JSONWriter) {
+        switch self {
+        case .id: w.withBytes { $0.append(34); UUIDText.write(t.id, to: &$0); $0.append(34) }
+        case .portfolio: w.rawQuoted(t.portfolio)
+        case .type: w.rawQuoted(t.type.rawValue)
+        case .assetId: w.rawQuoted(t.assetId)
+        case .amount: w.withBytes { $0.append(34); if t.negative { $0.append(45) }; t.amountValue.write(to: &$0); $0.append(34) }
+        case .price: w.withBytes { $0.append(34); t.priceValue?.write(to: &$0); $0.append(34) }
+        case .total: w.withBytes { $0.append(34); t.totalValue?.write(to: &$0); $0.append(34) }
+        case .fee: w.withBytes { $0.append(34); t.feeValue?.write(to: &$0); $0.append(34) }
+        case .currency: w.rawQuoted(t.currency ?? "")
+        case .date: w.withBytes { $0.append(34); ISODate.write(t.date, to: &$0); $0.append(34) }
+        case .notes: w.rawQuoted(t.notes ?? "")
+        case .linkedId: w.withBytes { $0.append(34); if let l = t.linkedId { UUIDText.write(l, to: &$0) }; $0.append(34) }
+        }
+    }
+
+    /// `"name": ` as bytes, and `, "name": ` (the separator included), for the store line.
+    static let keyChunks: [(first: [UInt8], next: [UInt8])] = allCases.map {
+        (Array("{\"\($0.name)\": ".utf8), Array(", \"\($0.name)\": ".utf8))
+    }
+
     /// Whether the value is absent (left out of a store line).
     public func isNull(in t: Transaction) -> Bool {
         switch self {
