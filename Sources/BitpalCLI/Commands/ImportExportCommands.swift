@@ -85,18 +85,21 @@ struct ImportCommand: Command {
         case let .failure(failure): return report(failure, context: context)
         }
         // Resolve assets before taking the lock: this may fetch the coin list once. A registered
-        // code (the store's, or one the file registers) comes first, then a coin id or symbol.
+        // code (the store's) comes first, then a coin id or symbol. A whole-book export names every
+        // asset by the id bitpal stored: those are kept as they are (no catalog, no network).
         let book = try context.loadBook()
         let portfolio = try context.portfolio(in: book).name
         let registered = Set(book.assets.map(\.id) + document.assets.map(\.id))
         var assetIDs: [String: String] = [:]
         var assetErrors: [String: Error] = [:]
         for text in Set(document.rows.compactMap { $0.fields[.assetId]?.trimmedSpaces }) where !text.isEmpty && assetIDs[text] == nil {
-            if let code = Asset.code(text), registered.contains(code) {
+            if document.isBook {
+                assetIDs[text] = text  // an id as stored: a registered code must be registered, the rest are coin ids
+            } else if let code = Asset.code(text), registered.contains(code) {
                 assetIDs[text] = code
-                continue
+            } else {
+                do { assetIDs[text] = try context.resolveCoin(text).id } catch { assetErrors[text] = error }
             }
-            do { assetIDs[text] = try context.resolveCoin(text).id } catch { assetErrors[text] = error }
         }
         let resolve: (String) throws -> String = { text in
             if let id = assetIDs[text] { return id }
