@@ -377,6 +377,123 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(s.run(["import", s.dir + "/missing.csv"]).code, .failure)
     }
 
+    /// A store with two portfolios and a registered stock (written directly: the commands that make
+    /// them are not part of this test), then every kind through `add`.
+    static let bookNow = "2025-01-01T00:00:00Z"
+
+    func bookSandbox() throws -> Sandbox {
+        let s = Sandbox(now: Self.bookNow)
+        let book = Book(portfolios: [Portfolio(name: "main"), Portfolio(name: "trading", description: "stocks")],
+                        assets: [Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ",
+                                       createdDate: try XCTUnwrap(ISODate.parseTimestamp(utf8: "2024-01-01T00:00:00Z".utf8)))])
+        _ = s.write("portfolio.json", String(decoding: PortfolioCodec.encode(book), as: UTF8.self))
+        s.ok(["add", "buy", "btc", "1", "30000", "--fee", "10", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "eth", "10", "2000", "--date", "2024-02-01"])
+        s.ok(["add", "swap", "btc", "0.5", "eth", "8", "--value", "30000", "--fee", "30", "--date", "2024-03-01"])
+        s.ok(["add", "transfer-out", "btc", "0.1", "--fee", "0.001", "--date", "2024-04-02"])
+        s.ok(["add", "transfer-in", "btc", "0.2", "25000", "--date", "2024-04-03"])
+        s.ok(["add", "reward", "eth", "0.01", "3000", "--date", "2024-04-04", "--note", "staking, \"weekly\""])
+        s.ok(["-p", "trading", "add", "buy", "AAPL", "10", "180", "--fee", "1", "--date", "2024-01-02"])
+        s.ok(["-p", "trading", "add", "buy", "aapl", "3", "--total", "541.20", "--date", "2024-01-03"])
+        s.ok(["-p", "trading", "add", "dividend", "AAPL", "2.40", "--fee", "0.36", "--date", "2024-02-15"])
+        s.ok(["-p", "trading", "add", "split", "AAPL", "1:3", "--date", "2024-06-10"])
+        s.ok(["-p", "trading", "add", "adjustment", "AAPL", "-0.5", "--date", "2024-08-01"])
+        s.ok(["price", "set", "AAPL", "210", "--date", "2024-05-01"])
+        s.ok(["price", "set", "btc", "60000", "--date", "2024-05-01"])
+        return s
+    }
+
+    func testWholeBookExportImportsIntoAnEmptyStore() throws {
+        let s = try bookSandbox()
+        let json = s.ok(["export", "--format", "json"]).out
+        XCTAssertTrue(json.hasPrefix("{\n  \"format\": \"bitpal-export\",\n  \"version\": 2,"), json)
+        let t = Sandbox(now: Self.bookNow)
+        XCTAssertEqual(t.ok(["import", t.write("book.json", json)]).out,
+                       "Imported 12 transactions; skipped 0 already recorded.\nAdded portfolio 'trading', asset AAPL, 2 manual prices.\n")
+        let original = try s.loadPortfolio(), copy = try t.loadPortfolio()
+        XCTAssertEqual(copy.transactions, Ledger.chronological(original.transactions))
+        XCTAssertEqual(copy.portfolios, original.portfolios)
+        XCTAssertEqual(copy.assets, original.assets)
+        XCTAssertEqual(copy.manualPrices, original.manualPrices)
+        XCTAssertEqual(copy.transactions.filter { $0.linkedId != nil }.count, 2)
+        for report in [["holdings", "--all", "--json"], ["summary", "--all", "--json"], ["closed", "--all", "--json"],
+                       ["-p", "trading", "holdings", "--json"], ["list", "--all", "--json"]] {
+            XCTAssertEqual(t.ok(report).out, s.ok(report).out, "\(report)")
+        }
+        // Again: everything is known.
+        XCTAssertEqual(t.ok(["import", t.dir + "/book.json", "--json"]).out, """
+        {
+          "imported": 0,
+          "skipped": 12,
+          "portfoliosCreated": [],
+          "assetsCreated": [],
+          "manualPricesImported": 0
+        }
+
+        """)
+        // -p names one portfolio; --all is every one, and not with -p.
+        let trading = s.ok(["-p", "trading", "export"]).out.split(separator: "\n")
+        XCTAssertEqual(trading.count, 6)
+        XCTAssertTrue(trading.dropFirst().allSatisfy { $0.contains(",trading,") }, "\(trading)")
+        XCTAssertEqual(s.ok(["export", "--all"]).out, s.ok(["export"]).out)
+        XCTAssertEqual(s.run(["-p", "trading", "export", "--all"]).code, .usage)
+        // The CSV export into a store that has the portfolio and the asset gives the same transactions.
+        let u = Sandbox(now: Self.bookNow)
+        _ = u.write("portfolio.json", String(decoding: PortfolioCodec.encode(Book(portfolios: original.portfolios, assets: original.assets)), as: UTF8.self))
+        u.ok(["import", u.write("book.csv", s.ok(["export"]).out)])
+        XCTAssertEqual(try u.loadPortfolio().transactions, Ledger.chronological(original.transactions))
+        // Without them, the CSV names what is missing, and nothing is written.
+        let v = Sandbox(now: Self.bookNow)
+        let r = v.run(["import", v.write("book.csv", s.ok(["export"]).out)])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("No portfolio named 'trading'") && r.err.contains("nothing was imported"), r.err)
+        XCTAssertNil(v.storeBytes)
+    }
+
+    func testImportRefusesAnAssetOfAnotherType() throws {
+        let s = try bookSandbox()
+        let json = s.ok(["export", "--format", "json"]).out
+        let t = Sandbox(now: Self.bookNow)
+        let etf = Book(assets: [Asset(id: "AAPL", name: "Apple", type: .etf,
+                                      createdDate: try XCTUnwrap(ISODate.parseTimestamp(utf8: "2024-01-01T00:00:00Z".utf8)))])
+        _ = t.write("portfolio.json", String(decoding: PortfolioCodec.encode(etf), as: UTF8.self))
+        let before = t.storeBytes
+        let r = t.run(["import", t.write("book.json", json)])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.hasPrefix("error: asset AAPL exists as etf in USD; the file has it as stock in USD\n"), r.err)
+        XCTAssertEqual(t.storeBytes, before)
+    }
+
+    func testCoinbasePresetSaysWhatEachKindBecame() throws {
+        let s = Sandbox(now: "2024-06-01T00:00:00Z")
+        let csv = """
+        ID,Timestamp,Transaction Type,Asset,Quantity Transacted,Price Currency,Price at Transaction,Subtotal,Total (inclusive of fees and/or spread),Fees and/or Spread,Notes
+        a1,2024-01-01 10:00:00 UTC,Buy,BTC,0.02,USD,$40000.00,$800.00,$810.00,$10.00,Bought 0.02 BTC for 810 USD
+        a2,2024-01-02 10:00:00 UTC,Receive,ETH,2,USD,$2300.00,,,,Received 2 ETH from an external account
+        a3,2024-01-03 10:00:00 UTC,Send,BTC,-0.005,USD,$41000.00,-$205.00,-$205.00,$0.00,Sent 0.005 BTC to bc1qexample
+        a4,2024-01-04 10:00:00 UTC,Staking Income,ETH,0.01,USD,$2400.00,$24.00,$24.00,$0.00,
+        a5,2024-01-05 10:00:00 UTC,Convert,ETH,-1,USD,$2500.00,$2500.00,$2500.00,,Converted 1 ETH to 0.06 BTC
+        a6,2024-01-06 10:00:00 UTC,Buy,BTC,0.001,EUR,€38000,€38,€39,€1,Bought 0.001 BTC for 39 EUR
+
+        """
+        let r = s.run(["import", s.write("coinbase.csv", csv), "--format", "coinbase"])
+        XCTAssertEqual(r.code, .success, "\(r)")
+        XCTAssertEqual(r.out, """
+        From the Coinbase export: 1 buy, 1 transfer in, 1 transfer out, 1 reward, 1 swap; skipped: 1 EUR trade.
+        Imported 6 transactions; skipped 0 already recorded.
+
+        """)
+        let txs = try s.loadPortfolio().transactions
+        XCTAssertEqual(txs.map(\.type), [.buy, .transferIn, .transferOut, .reward, .sell, .buy])
+        XCTAssertEqual(txs[0].totalValue?.text, "800")
+        XCTAssertEqual(txs[1].notes, "Coinbase a2; basis: spot price at receipt")
+        XCTAssertEqual(txs[4].linkedId, txs[4].id)
+        XCTAssertEqual(txs[5].linkedId, txs[4].id)
+        XCTAssertEqual(s.ok(["list", "--type", "swap"]).out.split(separator: "\n").count, 2)  // the header and one swap line
+        // Twice is once.
+        XCTAssertTrue(s.ok(["import", s.dir + "/coinbase.csv", "--format", "coinbase"]).out.contains("Imported 0 transactions; skipped 6 already recorded."))
+    }
+
     func testCompletionScriptsParse() throws {
         let s = Sandbox()
         for shell in ["bash", "zsh", "fish"] {

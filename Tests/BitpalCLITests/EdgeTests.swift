@@ -344,7 +344,8 @@ final class EdgeTests: XCTestCase {
         let r = s.ok(["--json", "export", "--output", path])
         XCTAssertTrue(r.out.hasPrefix("{") && r.out.contains(#""exported": 1"#), r.out)
         let written = try String(contentsOfFile: path, encoding: .utf8)
-        XCTAssertTrue(written.hasPrefix("["), written)  // --json with --output writes JSON there too
+        // --json with --output writes JSON there too: the whole-book export.
+        XCTAssertTrue(written.hasPrefix("{\n  \"format\": \"bitpal-export\",\n  \"version\": 2,"), written)
     }
 
     func testCheckFlagsAFutureManualPriceAndRangeErrorsQuoteTheText() {

@@ -155,11 +155,12 @@ import Testing
         let latest = Date(timeIntervalSince1970: TimeInterval(ISODate.maxMillis) / 1000)
         for round in 0..<40 {
             // Buys only, so every history is valid; notes non-empty (an empty note is no note).
-            // Coin ids as the catalog has them (import trims the coin column before resolving it).
+            // Coin ids as the catalog has them (import trims the coin column before resolving it); each has a
+            // lower-case letter, as a coin id does (an id without one names a registered asset, which needs registering).
             let txs = (0..<(g.below(12) + 1)).map { _ in
                 var t = Self.transaction(&g, buysOnly: true)
                 if t.notes == "" { t.notes = nil }
-                t.assetId = g.pick(["bitcoin", "usd-coin", "a,b", "q\"x", "line\nbreak", "crlf\r\nx", "\"\u{301}", "ü"])
+                t.assetId = g.pick(["bitcoin", "usd-coin", "a,b", "q\"x", "line\nbreak", "crlf\r\nx", "x\"\u{301}", "üx"])
                 return t
             }
             let ordered = Ledger.chronological(txs)

@@ -18,12 +18,18 @@ struct ImportCommand: Command {
         ],
         group: "Transactions",
         details: """
-        CSV: a header row; columns in any order, case-insensitive: type, coin (or coinId), amount,
-        price (or pricePerCoin), date; optional fee, notes, id. RFC 4180 quoting, UTF-8 with or
-        without BOM, LF or CRLF. JSON: an array of transactions as 'list --json' prints them.
+        CSV: a header row; columns in any order, case-insensitive: type (any kind), asset (or coin,
+        coinId, assetId), amount, date; price (or pricePerCoin) where the kind needs one; optional
+        portfolio (must exist; default --portfolio), total, fee, currency, notes, id, linkedId. RFC
+        4180 quoting, UTF-8 with or without BOM, LF or CRLF. An adjustment's amount may be negative;
+        a split's is NEW (price OLD) or NEW:OLD. JSON: an array of transactions as 'list --json'
+        prints them, or a whole-book 'export --format json', whose portfolios and assets are created
+        when missing (one that exists with another type or currency fails the import).
         Every row is checked as 'add' checks it, and the merged history must be valid; if anything
         fails nothing is written and every failing row is listed as 'line N: message'. Re-importing
-        is idempotent: rows with a known id, or identical to a recorded trade, are skipped.
+        is idempotent: rows with a known id, or identical to a recorded transaction, are skipped.
+        Coinbase: buys and sells, Send (transfer-out), Receive (transfer-in at the spot price),
+        rewards and staking income (reward at the spot price) and Convert (a swap at its subtotal).
         """,
         examples: ["bitpal import trades.csv", "bitpal import export.json --dry-run",
                    "bitpal import Coinbase-statement.csv --format coinbase", "cat trades.csv | bitpal import -"])
@@ -62,57 +68,91 @@ struct ImportCommand: Command {
             context.note("Recognised a \(exchange.rawValue.capitalized) export (as with --format \(exchange.rawValue)).")
             format = preset
         }
-        let parsed = Result { () throws(ImportFailure) -> PresetRows in
+        let exchange = Exchange(rawValue: format.rawValue)
+        let parsed = Result { () throws(ImportFailure) -> (ImportDocument, PresetRows?) in
             switch format {
-            case .csv: return PresetRows(rows: try TransactionImport.rows(csv: bytes), skipped: [])
-            case .json: return PresetRows(rows: try TransactionImport.rows(json: bytes), skipped: [])
+            case .csv: return (ImportDocument(rows: try TransactionImport.rows(csv: bytes)), nil)
+            case .json: return (try TransactionImport.document(json: bytes), nil)
             case .coinbase, .binance, .kraken:
-                return try ExchangeImport.rows(bytes, exchange: Exchange(rawValue: format.rawValue) ?? .coinbase,
-                                               fileName: (source as NSString).lastPathComponent, utcOffsetSeconds: utcOffset)
+                let preset = try ExchangeImport.rows(bytes, exchange: exchange ?? .coinbase,
+                                                     fileName: (source as NSString).lastPathComponent, utcOffsetSeconds: utcOffset)
+                return (ImportDocument(rows: preset.rows), preset)
             }
         }
-        let rows: [ImportRow], skippedKinds: [(String, Int)], uncountedFees: [(String, Int)]
+        let document: ImportDocument, preset: PresetRows?
         switch parsed {
-        case let .success(preset): (rows, skippedKinds, uncountedFees) = (preset.rows, preset.skipped, preset.feesNotCounted)
+        case let .success(read): (document, preset) = read
         case let .failure(failure): return report(failure, context: context)
         }
-        // Resolve coins before taking the lock: this may fetch the coin list once.
-        var coinIDs: [String: String] = [:]
-        var coinErrors: [String: Error] = [:]
-        for text in Set(rows.compactMap { $0.fields[.coin]?.trimmedSpaces }) where !text.isEmpty {
-            do { coinIDs[text.lowercased()] = try context.resolveCoin(text).id } catch { coinErrors[text.lowercased()] = error }
+        // Resolve assets before taking the lock: this may fetch the coin list once. A registered
+        // code (the store's) comes first, then a coin id or symbol. A whole-book export names every
+        // asset by the id bitpal stored: those are kept as they are (no catalog, no network).
+        let book = try context.loadBook()
+        let portfolio = try context.portfolio(in: book).name
+        let registered = Set(book.assets.map(\.id) + document.assets.map(\.id))
+        var assetIDs: [String: String] = [:]
+        var assetErrors: [String: Error] = [:]
+        for text in Set(document.rows.compactMap { $0.fields[.assetId]?.trimmedSpaces }) where !text.isEmpty && assetIDs[text] == nil {
+            if document.isBook {
+                assetIDs[text] = text  // an id as stored: a registered code must be registered, the rest are coin ids
+            } else if let code = Asset.code(text), registered.contains(code) {
+                assetIDs[text] = code
+            } else {
+                do { assetIDs[text] = try context.resolveCoin(text).id } catch { assetErrors[text] = error }
+            }
         }
         let resolve: (String) throws -> String = { text in
-            if let id = coinIDs[text.lowercased()] { return id }
-            throw coinErrors[text.lowercased()] ?? PortfolioError.coinNotFound(query: text, suggestions: [])
+            if let id = assetIDs[text] { return id }
+            throw assetErrors[text] ?? PortfolioError.coinNotFound(query: text, suggestions: [])
         }
         let now = context.now
         let zone = context.timeZone
-        let plan: ImportPlan
+        let outcome: ImportOutcome
         do {
-            plan = try context.store().update(now: now, names: context.names) { portfolio in
-                let plan = try TransactionImport.plan(rows, into: portfolio.transactions, now: now,
-                                                      allowDuplicates: allowDuplicates, timeZone: zone, resolveCoin: resolve)
-                if dryRun || plan.added.isEmpty { return (false, plan) }
-                portfolio.transactions.append(contentsOf: plan.added)
-                return (true, plan)
+            outcome = try context.store().update(now: now, names: context.names) { book in
+                let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now,
+                                                          allowDuplicates: allowDuplicates, timeZone: zone, resolveAsset: resolve)
+                return (!dryRun && outcome.changesStore, outcome)
             }
         } catch {
             if let failure = error as? ImportFailure { return report(failure, context: context) }
             throw error
         }
-        for (kind, count) in skippedKinds {
-            context.note("skipped \(count) \(kind) row\(count == 1 ? "" : "s") (not a buy or sell bitpal can record yet)")
-        }
-        for (coin, count) in uncountedFees {
+        let plan = outcome.plan
+        for (coin, count) in preset?.feesNotCounted ?? [] {
             context.note("\(count) imported row\(count == 1 ? "'s fee was" : "s' fees were") paid in \(TextEscaping.escaped(coin)) and \(count == 1 ? "is" : "are") not counted")
         }
         if context.json {
-            context.printJSON(.object([("imported", .number(String(plan.added.count))), ("skipped", .number(String(plan.skipped)))]))
-        } else if dryRun {
+            var fields: [(String, JSONValue)] = [("imported", .number(String(plan.added.count))), ("skipped", .number(String(plan.skipped)))]
+            if let preset {
+                fields.append(("kinds", .object(preset.kinds.map { ($0.0, .number(String($0.1))) })))
+                fields.append(("notImported", .object(preset.skipped.map { ($0.0, .number(String($0.1))) })))
+            }
+            if document.isBook {
+                fields.append(("portfoliosCreated", .array(outcome.createdPortfolios.map { .string($0) })))
+                fields.append(("assetsCreated", .array(outcome.createdAssets.map { .string($0) })))
+                fields.append(("manualPricesImported", .number(String(outcome.addedPrices))))
+            }
+            context.printJSON(.object(fields))
+            return .success
+        }
+        if let preset, let exchange {
+            context.out("From the \(exchange.rawValue.capitalized) export: \(preset.summary).\n")
+        }
+        var created: [String] = []
+        if !outcome.createdPortfolios.isEmpty {
+            created.append("portfolio\(outcome.createdPortfolios.count == 1 ? "" : "s") " + outcome.createdPortfolios.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", "))
+        }
+        if !outcome.createdAssets.isEmpty {
+            created.append("asset\(outcome.createdAssets.count == 1 ? "" : "s") " + outcome.createdAssets.map(TextEscaping.escaped).joined(separator: ", "))
+        }
+        if outcome.addedPrices > 0 { created.append("\(outcome.addedPrices) manual price\(outcome.addedPrices == 1 ? "" : "s")") }
+        if dryRun {
             context.out("Dry run: would import \(plan.added.count) and skip \(plan.skipped) already recorded. Nothing was written.\n")
+            if !created.isEmpty { context.out("It would also add " + created.joined(separator: ", ") + ".\n") }
         } else {
             context.out("Imported \(plan.added.count) transaction\(plan.added.count == 1 ? "" : "s"); skipped \(plan.skipped) already recorded.\n")
+            if !created.isEmpty { context.out("Added " + created.joined(separator: ", ") + ".\n") }
         }
         return .success
     }
@@ -129,25 +169,41 @@ struct ExportCommand: Command {
     static let spec = CommandSpec(
         name: "export", summary: "Write every transaction, oldest first, exact, with ids",
         options: [
-            OptionSpec("--format", "FORMAT", "csv (default) or json", choices: ["csv", "json"]),
+            OptionSpec("--format", "FORMAT", "csv (default): the transactions; json: the whole book (portfolios, assets, transactions, manual prices)",
+                       choices: ["csv", "json"]),
             OptionSpec("--output", "FILE", "write to FILE (atomically, mode 0600) instead of stdout"),
+            OptionSpec("--all", nil, "every portfolio, inactive ones too (the default unless --portfolio names one)"),
         ],
         group: "Transactions",
-        details: "Importing an export into an empty store reproduces the same transactions and reports.",
-        examples: ["bitpal export > backup.csv", "bitpal export --format json --output backup.json"])
+        details: """
+        CSV: a header row of the transaction fields (id, portfolio, type, assetId, amount, price, total,
+        fee, currency, date, notes, linkedId), one transaction per line, exactly as stored; importing it
+        needs its portfolios and assets to exist. JSON: {"format": "bitpal-export", "version": 2,
+        "portfolios", "assets", "transactions", "manualPrices"}; importing it creates the portfolios and
+        assets it names. Importing an export into an empty store reproduces the same transactions and reports.
+        """,
+        examples: ["bitpal export > backup.csv", "bitpal export --format json --output backup.json", "bitpal -p trading export"])
 
     var json: Bool
     var output: String?
+    var all: Bool
 
     init(parsing a: inout ArgumentList) throws {
         json = a.popOption("--format") == "json"
         output = a.popOption("--output")
+        all = a.popFlag("--all")
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let portfolio = try context.store().load()
-        let ordered = Ledger.chronological(portfolio.transactions)
-        let bytes = json || context.json ? TransactionExport.json(ordered) : TransactionExport.csv(ordered)
+        let book = try context.loadBook()
+        var names: Set<String>?
+        if all {
+            if context.globals.portfolio != nil { throw UsageError.conflict("--all exports every portfolio; leave out --portfolio") }
+        } else if context.portfolioOption != nil {
+            names = [try context.portfolio(in: book).name]
+        }
+        let ordered = Ledger.chronological(book.transactions.filter { names?.contains($0.portfolio) ?? true })
+        let bytes = json || context.json ? TransactionExport.document(book, portfolios: names) : TransactionExport.csv(ordered)
         if let output {
             let path = try DataLocation.resolve(explicit: output, environment: context.environment.variables)
             try FileSystem.writeAtomically(bytes, to: path)

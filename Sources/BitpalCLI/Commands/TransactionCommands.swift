@@ -72,20 +72,7 @@ enum TransactionOptions {
     /// given, else the asset's (a registered one), else the portfolio's base. Until exchange rates
     /// exist, anything but the base is refused.
     static func currency(_ given: String?, asset: AssetLabel, book: Book, portfolio: Portfolio) throws -> String {
-        let registered = book.asset(id: asset.id)
-        var currency = registered?.currency ?? portfolio.baseCurrency
-        if let given {
-            guard let code = CurrencyCode.parse(given) else { throw PortfolioError.unsupportedCurrency(given) }
-            if let registered, registered.currency != code {
-                throw PortfolioError.currencyMismatch(given: code, expected: registered.currency, reason: "the currency \(registered.id) trades in")
-            }
-            currency = code
-        }
-        if currency != portfolio.baseCurrency {
-            throw PortfolioError.currencyMismatch(given: currency, expected: portfolio.baseCurrency,
-                                                  reason: "the base currency of '\(portfolio.name)'")
-        }
-        return currency
+        try book.currency(given: given, assetId: asset.id, portfolio: portfolio)
     }
 
     /// The legs of `legs` as JSON: one object, or an array of two for a swap or a move.

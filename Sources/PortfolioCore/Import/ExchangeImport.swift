@@ -5,18 +5,45 @@ public enum Exchange: String, CaseIterable, Sendable {
     case coinbase, binance, kraken
 }
 
-/// Rows mapped from an exchange export, and what was left out, counted by kind.
+/// Rows mapped from an exchange export, what they became, and what was left out, counted by kind.
 public struct PresetRows: Sendable {
     public var rows: [ImportRow]
     /// (kind, count), e.g. ("send", 3), ("crypto-to-crypto", 1); nothing disappears silently.
     public var skipped: [(String, Int)]
     /// (coin, count): imported rows whose fee was paid in that coin and is left out (e.g. BNB).
     public var feesNotCounted: [(String, Int)]
+    /// (what a row became, count), in `PresetRows.kindOrder`: `buy`, `sell`, `transfer-in`,
+    /// `transfer-out`, `reward`, `swap` (a swap is one row of the file and two linked legs).
+    public var kinds: [(String, Int)]
 
-    public init(rows: [ImportRow], skipped: [(String, Int)], feesNotCounted: [(String, Int)] = []) {
+    public init(rows: [ImportRow], skipped: [(String, Int)], feesNotCounted: [(String, Int)] = [], kinds: [(String, Int)] = []) {
         self.rows = rows
         self.skipped = skipped
         self.feesNotCounted = feesNotCounted
+        self.kinds = kinds
+    }
+
+    /// The order kinds are counted in.
+    public static let kindOrder = ["buy", "sell", "transfer-in", "transfer-out", "reward", "swap"]
+
+    /// What each kind became, for people: `12 buys, 3 transfers in, 2 rewards, 1 swap; skipped: 4 EUR trades`.
+    public var summary: String {
+        func plural(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        let made = kinds.map { kind, n -> String in
+            switch kind {
+            case "transfer-in": plural(n, "transfer in", "transfers in")
+            case "transfer-out": plural(n, "transfer out", "transfers out")
+            default: plural(n, kind, kind + "s")
+            }
+        }
+        let left = skipped.map { kind, n -> String in
+            if kind.hasPrefix("quoted in ") { return plural(n, "\(kind.dropFirst(10)) trade", "\(kind.dropFirst(10)) trades") }
+            if kind == "crypto-to-crypto" || kind == "margin" { return plural(n, "\(kind) trade", "\(kind) trades") }
+            return plural(n, "\(TextEscaping.escaped(kind)) row", "\(TextEscaping.escaped(kind)) rows")
+        }
+        var text = made.isEmpty ? "nothing to import" : made.joined(separator: ", ")
+        if !left.isEmpty { text += "; skipped: " + left.joined(separator: ", ") }
+        return text
     }
 }
 
@@ -66,11 +93,14 @@ public enum ExchangeNumber {
     }
 }
 
-/// Maps Coinbase, Binance and Kraken trade exports onto bitpal buys and sells.
+/// Maps Coinbase, Binance and Kraken exports onto bitpal transactions.
 ///
-/// Only trades against USD count; trades quoted in USD-pegged stablecoins
-/// (USDT, USDC, BUSD, FDUSD, DAI) count as USD at par. Everything else
-/// (sends, rewards, conversions, other fiat, crypto-to-crypto) is skipped and counted.
+/// Only rows valued in USD count; trades quoted in USD-pegged stablecoins (USDT, USDC, BUSD,
+/// FDUSD, DAI) count as USD at par. Binance and Kraken give buys and sells. Coinbase gives buys
+/// and sells (with the exact subtotal as `total`), `Send` as a transfer-out, `Receive` as a
+/// transfer-in at the spot price, rewards and staking income as rewards at the spot price, and
+/// `Convert` as a swap valued at its subtotal. Everything else (other fiat, crypto-to-crypto
+/// without a money value, internal moves) is skipped and counted by kind.
 public enum ExchangeImport {
     public static let usdQuotes: Set<String> = ["USD", "ZUSD", "USDT", "USDC", "BUSD", "FDUSD", "DAI"]
     static let fiat: Set<String> = ["USD", "EUR", "GBP", "CAD", "AUD", "JPY", "CHF", "TRY", "BRL", "NGN", "RUB", "UAH", "ZAR",
@@ -91,7 +121,8 @@ public enum ExchangeImport {
         }
         if !mapper.problems.isEmpty { throw ImportFailure(problems: mapper.problems) }
         return PresetRows(rows: mapper.rows, skipped: mapper.skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                          feesNotCounted: mapper.feesNotCounted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                          feesNotCounted: mapper.feesNotCounted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                          kinds: PresetRows.kindOrder.compactMap { k in mapper.made[k].map { (k, $0) } })
     }
 
     /// `+7`, `-06:00`, `+0530` → seconds east of UTC.
@@ -137,22 +168,52 @@ public enum ExchangeImport {
         var skipped: [String: Int] = [:]
         var feesNotCounted: [String: Int] = [:]
         var problems: [String] = []
+        /// What rows became, by kind (a swap counts once).
+        var made: [String: Int] = [:]
 
         mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
 
-        mutating func add(line: Int, type: String, coin: String, amount: Decimal, price: Decimal, fee: Decimal, date: String, notes: String?) {
-            // A negative or zero amount or price (a sign an export should not have, a fee in the
-            // bought coin larger than the fill) is a problem to show, never a sign to drop.
-            guard !amount.isNaN, !price.isNaN, !fee.isNaN, amount > 0, price > 0, fee >= 0 else {
+        /// Keeps one row of the file as `fields` (every money field in USD).
+        mutating func keep(line: Int, kind: String, _ legs: [ImportFields]) {
+            for var f in legs {
+                if f[.currency] == nil, ["buy", "sell", "transfer-in", "reward"].contains(f[.type] ?? "") { f[.currency] = "USD" }
+                rows.append(ImportRow(location: "line \(line)", fields: f, order: line))
+            }
+            made[kind, default: 0] += 1
+        }
+
+        /// A buy or a sell. A negative or zero amount or price (a sign an export should not have,
+        /// a fee in the bought coin larger than the fill) is a problem to show, never a sign to drop.
+        mutating func add(line: Int, type: String, coin: String, amount: Decimal, price: Decimal, fee: Decimal, total: Decimal? = nil,
+                          date: String, notes: String?) {
+            guard !amount.isNaN, !price.isNaN, !fee.isNaN, amount > 0, price > 0, fee >= 0, total.map({ !$0.isNaN && $0 > 0 }) ?? true else {
                 func text(_ v: Decimal) -> String { v.isNaN ? "too large" : DecimalFormatting.exact(v) }
                 problems.append("line \(line): a \(type) of \(text(amount)) \(coin) at \(text(price)) (fee \(text(fee))) "
                     + "has a value that is not positive; bitpal records only positive amounts and prices")
                 return
             }
-            rows.append(ImportRow(location: "line \(line)", fields: [
-                "type": type, "coin": coin, "amount": ExchangeNumber.literal(amount), "price": ExchangeNumber.literal(price),
+            var f: ImportFields = [
+                "type": type, "asset": coin, "amount": ExchangeNumber.literal(amount), "price": ExchangeNumber.literal(price),
                 "fee": ExchangeNumber.literal(fee), "date": date, "notes": notes ?? "",
-            ], order: line))
+            ]
+            if let total {
+                // The exact subtotal is stored; the price is total ÷ amount rounded half-up to 18 decimals, as `add --total`.
+                guard let t = Self.fixed(total), let a = Self.fixed(amount), a.units > 0,
+                      let p = try? Exact36(t).divided(by: a).roundedToFixed18(), p.units > 0 else {
+                    problems.append("line \(line): a \(type) of \(DecimalFormatting.exact(amount)) \(coin) for \(DecimalFormatting.exact(total)) "
+                        + "has a price bitpal cannot keep (more than \(Fixed18.maxIntegerDigits) digits, or zero)")
+                    return
+                }
+                f[.total] = t.text
+                f[.price] = p.text
+            }
+            keep(line: line, kind: type, [f])
+        }
+
+        /// A value as bitpal keeps it (absolute, at most 18 decimals rounded half-up); `nil` past 20 digits.
+        static func fixed(_ value: Decimal) -> Fixed18? {
+            guard !value.isNaN else { return nil }
+            return Fixed18.parse(utf8: ExchangeNumber.literal(value).utf8)
         }
 
         /// Reads a number cell or records a problem.
@@ -163,6 +224,23 @@ public enum ExchangeImport {
         }
 
         // MARK: Coinbase
+
+        /// What a Coinbase `Transaction Type` becomes.
+        enum CoinbaseAction {
+            case buy, sell, send, receive, reward, convert
+        }
+
+        static let coinbaseActions: [String: CoinbaseAction] = [
+            "buy": .buy, "advanced trade buy": .buy, "advance trade buy": .buy,
+            "sell": .sell, "advanced trade sell": .sell, "advance trade sell": .sell,
+            "send": .send, "receive": .receive, "convert": .convert,
+            "rewards income": .reward, "staking income": .reward, "learning reward": .reward, "inflation reward": .reward,
+        ]
+
+        /// Coinbase's staked ether (`ETH2`) was converted into ETH one for one; bitpal counts it as ETH.
+        static func coinbaseAsset(_ code: String) -> (String, String) {
+            code == "ETH2" ? ("ETH", "; ETH2 counted as ETH") : (code, "")
+        }
 
         mutating func coinbase(_ records: [CSVRecord]) throws(ImportFailure) {
             guard let (at, cols) = header(records, required: signatures[0].1) else {
@@ -178,46 +256,120 @@ public enum ExchangeImport {
             let idCol = cols["ID"], notesCol = cols["Notes"]
             for r in records.dropFirst(at + 1) {
                 func cell(_ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
-                let kind = cell(cols["Transaction Type"])
-                let lower = kind.lowercased()
-                let side: String
-                if ["buy", "advanced trade buy", "advance trade buy"].contains(lower) { side = "buy" }
-                else if ["sell", "advanced trade sell", "advance trade sell"].contains(lower) { side = "sell" }
-                else { skip(lower.isEmpty ? "untyped" : lower); continue }
-                let asset = cell(cols["Asset"]).uppercased()
+                let lower = cell(cols["Transaction Type"]).lowercased()
+                guard let action = Self.coinbaseActions[lower] else { skip(lower.isEmpty ? "untyped" : lower); continue }
+                let (asset, assetNote) = Self.coinbaseAsset(cell(cols["Asset"]).uppercased())
                 let currency = (currencyCol.map { cell($0) } ?? prefixCurrency ?? "USD").uppercased()
                 let notes = cell(notesCol)
                 if ExchangeImport.fiat.contains(asset) { skip("fiat \(lower)"); continue }
                 if !ExchangeImport.usdQuotes.contains(currency) { skip("quoted in \(currency)"); continue }
-                if let quote = Self.advancedTradeQuote(notes), !ExchangeImport.usdQuotes.contains(quote) {
+                if action == .buy || action == .sell, let quote = Self.advancedTradeQuote(notes), !ExchangeImport.usdQuotes.contains(quote) {
                     skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto")
                     continue
                 }
                 guard let qty = number(cell(cols["Quantity Transacted"]), line: r.line, column: "Quantity Transacted") else { continue }
                 let amount = qty < 0 ? -qty : qty
                 guard amount > 0 else { skip("zero-quantity"); continue }
-                let subtotalText = cell(subtotalCol), totalText = cell(totalCol)
-                var price: Decimal
-                var fee: Decimal = 0
-                if !subtotalText.isEmpty, !totalText.isEmpty,
-                   let sub = number(subtotalText, line: r.line, column: "Subtotal"), let tot = number(totalText, line: r.line, column: "Total") {
-                    let s = sub < 0 ? -sub : sub, t = tot < 0 ? -tot : tot
-                    price = s / amount
-                    fee = t > s ? t - s : s - t
-                } else if let spot = number(cell(spotCol), line: r.line, column: "Price at Transaction") {
-                    price = spot < 0 ? -spot : spot
-                    if let f = ExchangeNumber.parse(cell(feeCol)) { fee = f < 0 ? -f : f }
-                } else {
-                    continue
-                }
                 guard let date = Self.utcTimestamp(cell(cols["Timestamp"])) else {
                     problems.append("line \(r.line): Timestamp '\(TextEscaping.escaped(cell(cols["Timestamp"])))' is not a Coinbase time")
                     continue
                 }
                 let id = cell(idCol)
-                add(line: r.line, type: side, coin: asset, amount: amount, price: price, fee: fee, date: date,
-                    notes: id.isEmpty ? "Coinbase" : "Coinbase \(id)")
+                let source = (id.isEmpty ? "Coinbase" : "Coinbase \(id)") + assetNote
+                switch action {
+                case .buy, .sell:
+                    let side = action == .buy ? "buy" : "sell"
+                    let subtotalText = cell(subtotalCol), totalText = cell(totalCol)
+                    if !subtotalText.isEmpty, !totalText.isEmpty {
+                        guard let sub = number(subtotalText, line: r.line, column: "Subtotal"),
+                              let tot = number(totalText, line: r.line, column: "Total") else { continue }
+                        let s = sub < 0 ? -sub : sub, t = tot < 0 ? -tot : tot
+                        // The cost or proceeds is the cash that moved: subtotal, plus or minus the fee.
+                        add(line: r.line, type: side, coin: asset, amount: amount, price: s / amount, fee: t > s ? t - s : s - t, total: s,
+                            date: date, notes: source)
+                    } else if let spot = number(cell(spotCol), line: r.line, column: "Price at Transaction") {
+                        var fee: Decimal = 0
+                        if let f = ExchangeNumber.parse(cell(feeCol)) { fee = f < 0 ? -f : f }
+                        add(line: r.line, type: side, coin: asset, amount: amount, price: spot < 0 ? -spot : spot, fee: fee, date: date, notes: source)
+                    }
+                case .send:
+                    // Units leave for another wallet; the file gives no network fee (0 units).
+                    guard let a = Self.fixed(amount) else { tooLarge(line: r.line, lower); continue }
+                    keep(line: r.line, kind: "transfer-out", [[
+                        "type": "transfer-out", "asset": asset, "amount": a.text, "fee": "0", "date": date, "notes": source,
+                    ]])
+                case .receive, .reward:
+                    guard !cell(spotCol).isEmpty else { skip("\(lower) without a spot price"); continue }
+                    guard let spotValue = number(cell(spotCol), line: r.line, column: "Price at Transaction") else { continue }
+                    guard let a = Self.fixed(amount), let spot = Self.fixed(spotValue) else { tooLarge(line: r.line, lower); continue }
+                    if action == .receive {
+                        // Coinbase does not know what the units cost before they came in: their value then is the basis.
+                        keep(line: r.line, kind: "transfer-in", [[
+                            "type": "transfer-in", "asset": asset, "amount": a.text, "price": spot.text, "fee": "0", "date": date,
+                            "notes": source + "; basis: spot price at receipt",
+                        ]])
+                    } else {
+                        keep(line: r.line, kind: "reward", [[
+                            "type": "reward", "asset": asset, "amount": a.text, "price": spot.text, "date": date, "notes": source,
+                        ]])
+                    }
+                case .convert:
+                    convert(r.line, from: asset, amount: amount, notes: notes, subtotal: cell(subtotalCol), fee: cell(feeCol),
+                            date: date, source: source)
+                }
             }
+        }
+
+        mutating func tooLarge(line: Int, _ kind: String) {
+            problems.append("line \(line): a \(kind) with a value past what bitpal keeps (\(Fixed18.maxIntegerDigits) digits before the point)")
+        }
+
+        /// A `Convert` row: a swap of `amount` of `from` for what its Notes name (`Converted 0.1 ETH to
+        /// 370 USDC`), valued at the row's subtotal, the fee on the disposal. Without a subtotal the
+        /// file gives no money value, and the row is skipped as crypto-to-crypto.
+        mutating func convert(_ line: Int, from: String, amount: Decimal, notes: String, subtotal: String, fee feeText: String,
+                              date: String, source: String) {
+            guard let (toQuantity, toCode) = Self.convertTarget(notes) else { skip("convert without its target in Notes"); return }
+            let (to, toNote) = Self.coinbaseAsset(toCode)
+            if ExchangeImport.fiat.contains(to) { skip("convert to fiat"); return }
+            if to == from { skip("convert to the same asset"); return }
+            guard !subtotal.isEmpty else { skip("crypto-to-crypto"); return }
+            guard let valueSigned = number(subtotal, line: line, column: "Subtotal") else { return }
+            var fee: Decimal = 0
+            if !feeText.isEmpty {
+                guard let f = number(feeText, line: line, column: "Fees") else { return }
+                fee = f < 0 ? -f : f
+            }
+            let value = valueSigned < 0 ? -valueSigned : valueSigned
+            guard value > 0 else { skip("crypto-to-crypto"); return }
+            guard let fromAmount = Self.fixed(amount), let toAmount = Self.fixed(toQuantity), let total = Self.fixed(value),
+                  let feeValue = Self.fixed(fee) else { tooLarge(line: line, "convert"); return }
+            guard fromAmount.units > 0, toAmount.units > 0,
+                  let sellPrice = try? Exact36(total).divided(by: fromAmount).roundedToFixed18(),
+                  let buyPrice = try? Exact36(total).divided(by: toAmount).roundedToFixed18(), sellPrice.units > 0, buyPrice.units > 0 else {
+                problems.append("line \(line): a convert of \(DecimalFormatting.exact(amount)) \(from) to \(DecimalFormatting.exact(toQuantity)) \(to) "
+                    + "valued at \(DecimalFormatting.exact(value)) has a price that is zero or too large")
+                return
+            }
+            // The sell leg's id links both legs, as `add swap` stores them.
+            let sellID = UUIDText.lowercased(UUIDText.random())
+            let noteText = source + toNote
+            keep(line: line, kind: "swap", [
+                ["id": sellID, "type": "sell", "asset": from, "amount": fromAmount.text, "price": sellPrice.text, "total": total.text,
+                 "fee": feeValue.text, "date": date, "notes": noteText, "linkedId": sellID],
+                ["type": "buy", "asset": to, "amount": toAmount.text, "price": buyPrice.text, "total": total.text,
+                 "fee": "0", "date": date, "notes": noteText, "linkedId": sellID],
+            ])
+        }
+
+        /// `Converted 0.00087766 ETH to 1,629.352 USDC` → (1629.352, USDC).
+        static func convertTarget(_ notes: String) -> (Decimal, String)? {
+            let words = notes.split(whereSeparator: { $0 == " " }).map(String.init)
+            guard words.first?.lowercased() == "converted", let to = words.firstIndex(of: "to"), to + 2 < words.count else { return nil }
+            guard let quantity = ExchangeNumber.parse(words[to + 1]), quantity > 0 else { return nil }
+            let code = words[to + 2].uppercased()
+            guard !code.isEmpty, code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+            return (quantity, code)
         }
 
         /// The quote of `… on BASE-QUOTE` in Advanced Trade notes.

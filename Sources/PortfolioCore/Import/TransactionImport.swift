@@ -1,7 +1,6 @@
 import Foundation
 
-/// One row to import, with its fields under canonical names
-/// (`type`, `coin`, `amount`, `price`, `date`, `fee`, `notes`, `id`) and where it came from.
+/// One row to import, with its fields by `TransactionField` and where it came from.
 public struct ImportRow: Sendable {
     /// `line 7` for CSV (the line where the record starts), `item 3` for JSON.
     public var location: String
@@ -16,60 +15,65 @@ public struct ImportRow: Sendable {
     }
 }
 
-/// A row's values by canonical column name, stored without a dictionary (a million rows stay small).
+/// A row's values as text, one per `TransactionField`, stored without a dictionary (a million rows stay small).
 public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
-    /// The columns bitpal knows.
-    public enum Column: Int, CaseIterable, Sendable {
-        case type, coin, amount, price, date, fee, notes, id
+    public typealias Column = TransactionField
 
-        public init?(name: String) {
-            guard let c = Column.byName[name] else { return nil }
-            self = c
-        }
+    private var values: (String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?) =
+        (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
-        static let byName: [String: Column] = [
-            "type": .type, "coin": .coin, "amount": .amount, "price": .price, "date": .date, "fee": .fee,
-            "notes": .notes, "id": .id,
-        ]
-    }
+    public init() {}
 
-    private var values: (String?, String?, String?, String?, String?, String?, String?, String?) =
-        (nil, nil, nil, nil, nil, nil, nil, nil)
-
+    /// Keys are field names or their aliases (`coin`, `pricePerCoin`), any case.
     public init(dictionaryLiteral elements: (String, String)...) {
         for (k, v) in elements { self[k] = v }
     }
 
-    public subscript(_ column: Column) -> String? {
+    public subscript(_ field: TransactionField) -> String? {
         get {
-            switch column {
-            case .type: values.0
-            case .coin: values.1
-            case .amount: values.2
-            case .price: values.3
-            case .date: values.4
-            case .fee: values.5
-            case .notes: values.6
-            case .id: values.7
+            switch field {
+            case .id: values.0
+            case .portfolio: values.1
+            case .type: values.2
+            case .assetId: values.3
+            case .amount: values.4
+            case .price: values.5
+            case .total: values.6
+            case .fee: values.7
+            case .currency: values.8
+            case .date: values.9
+            case .notes: values.10
+            case .linkedId: values.11
             }
         }
         set {
-            switch column {
-            case .type: values.0 = newValue
-            case .coin: values.1 = newValue
-            case .amount: values.2 = newValue
-            case .price: values.3 = newValue
-            case .date: values.4 = newValue
-            case .fee: values.5 = newValue
-            case .notes: values.6 = newValue
-            case .id: values.7 = newValue
+            switch field {
+            case .id: values.0 = newValue
+            case .portfolio: values.1 = newValue
+            case .type: values.2 = newValue
+            case .assetId: values.3 = newValue
+            case .amount: values.4 = newValue
+            case .price: values.5 = newValue
+            case .total: values.6 = newValue
+            case .fee: values.7 = newValue
+            case .currency: values.8 = newValue
+            case .date: values.9 = newValue
+            case .notes: values.10 = newValue
+            case .linkedId: values.11 = newValue
             }
         }
     }
 
+    /// The field a name or alias means (`coin` is `assetId`); unknown names read `nil` and are not kept.
     public subscript(_ name: String) -> String? {
-        get { Column(name: name).flatMap { self[$0] } }
-        set { if let c = Column(name: name) { self[c] = newValue } }
+        get { TransactionField.named(name).flatMap { self[$0] } }
+        set { if let f = TransactionField.named(name) { self[f] = newValue } }
+    }
+
+    /// The value trimmed of spaces, `nil` when absent or empty.
+    func text(_ field: TransactionField) -> String? {
+        guard let v = self[field]?.trimmedSpaces, !v.isEmpty else { return nil }
+        return v
     }
 }
 
@@ -80,38 +84,100 @@ public struct ImportFailure: Error, Equatable, Sendable {
     public init(problems: [String]) { self.problems = problems }
 }
 
+/// What a JSON file to import holds: transaction rows, and for a whole-book export
+/// (`"format": "bitpal-export"`) the portfolios, assets and manual prices it names.
+public struct ImportDocument: Sendable {
+    public var rows: [ImportRow]
+    public var portfolios: [Portfolio]
+    public var assets: [Asset]
+    public var manualPrices: [Quote]
+    /// A whole-book export, not a plain array of transactions (or a CSV).
+    public var isBook: Bool
+
+    public init(rows: [ImportRow], portfolios: [Portfolio] = [], assets: [Asset] = [], manualPrices: [Quote] = [], isBook: Bool = false) {
+        self.rows = rows
+        self.portfolios = portfolios
+        self.assets = assets
+        self.manualPrices = manualPrices
+        self.isBook = isBook
+    }
+}
+
 /// What an import adds and what it recognises as already recorded.
 public struct ImportPlan: Sendable {
     public var added: [Transaction]
     public var skipped: Int
     /// Where each added transaction came from (`line 7`), for messages.
     public var locations: [String] = []
+    /// The file position of each added transaction's row (sorts messages).
+    var orders: [Int] = []
+
+    public init(added: [Transaction], skipped: Int, locations: [String] = []) {
+        self.added = added
+        self.skipped = skipped
+        self.locations = locations
+    }
 
     /// `message` prefixed with the row the failing transaction came from, when it is one of ours.
     public func locate(_ error: PortfolioError, names: MessageNames = .plain) -> String {
+        located(error, names: names).text
+    }
+
+    /// The message and the position of its row (`Int.max` when it is no row's).
+    func located(_ error: PortfolioError, names: MessageNames) -> (order: Int, text: String) {
         let text = error.description(names: names)
         switch error {
         case let .insufficientQuantity(s):
-            if let i = added.firstIndex(where: { $0.id == s.id }), i < locations.count { return "\(locations[i]): \(text)" }
+            if let (location, order) = row(of: s.id) { return (order, "\(location): \(text)") }
+        case let .unlinkedTransferIn(id):
+            if let (location, order) = row(of: id) { return (order, "\(location): \(text)") }
         case .breaksLater:
-            return "the imported rows would break a recorded transaction: " + text
+            return (Int.max, "the imported rows would break a recorded transaction: " + text)
         default: break
         }
-        return text
+        return (Int.max, text)
+    }
+
+    /// Problems of the merged history (`BookRejection`), each at its row when it is one of ours.
+    func located(_ rejection: BookRejection, in book: Book, names: MessageNames) -> [(order: Int, text: String)] {
+        rejection.problems.map { p in
+            let detail = p.describe(names: names)
+            if let (location, order) = row(of: p.id) { return (order, "\(location): \(detail)") }
+            return (Int.max, "the imported rows would leave a problem in the store: \(detail)")
+        }
+    }
+
+    private func row(of id: UUID) -> (String, Int)? {
+        guard let i = added.firstIndex(where: { $0.id == id }), i < locations.count else { return nil }
+        return (locations[i], i < orders.count ? orders[i] : Int.max - 1)
     }
 }
 
-/// Reads `bitpal import` files and checks every row as `add` would, all or nothing.
-public enum TransactionImport {
-    static let aliases: [String: String] = [
-        "type": "type", "coin": "coin", "coinid": "coin", "amount": "amount", "price": "price",
-        "pricepercoin": "price", "date": "date", "fee": "fee", "notes": "notes", "note": "notes", "id": "id",
-    ]
-    static let required = ["type", "coin", "amount", "price", "date"]
+/// What a whole import did, besides the transactions: portfolios and assets it created, manual prices it added.
+public struct ImportOutcome: Sendable {
+    public var plan: ImportPlan
+    public var createdPortfolios: [String] = []
+    public var createdAssets: [String] = []
+    public var addedPrices: Int = 0
+    public var skippedPrices: Int = 0
 
-    /// Rows of a bitpal CSV: a header naming the columns in any order (case-insensitive).
+    /// Whether anything would be written.
+    public var changesStore: Bool { !plan.added.isEmpty || !createdPortfolios.isEmpty || !createdAssets.isEmpty || addedPrices > 0 }
+}
+
+/// Reads `bitpal import` files and checks every row as `add` would, all or nothing.
+///
+/// Rows are read into transactions by their kind's `KindRule`; the merged history is checked by
+/// `Book.admit`, the one gate every write passes, and its errors are mapped back to the rows.
+public enum TransactionImport {
+    /// The columns a CSV must have; `price` is needed only by the kinds whose rule says so.
+    public static let requiredColumns: [TransactionField] = TransactionField.order.filter { $0.required && $0 != .id }
+    static var optionalColumns: [TransactionField] { TransactionField.order.filter { !requiredColumns.contains($0) } }
+
+    /// Rows of a bitpal CSV: a header naming the columns in any order (case-insensitive), by the
+    /// names and aliases of `TransactionField`; unknown columns are ignored.
     public static func rows(csv bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
-        var columns: [(Int, ImportFields.Column)] = []
+        var columns: [(Int, TransactionField)] = []
         var headerSeen = false
         var rows: [ImportRow] = []
         rows.reserveCapacity(bytes.count / 60)
@@ -120,21 +186,24 @@ public enum TransactionImport {
             try CSV.forEachRecord(bytes) { fields, line in
                 if !headerSeen {
                     headerSeen = true
-                    var seen: Set<String> = []
+                    var seen: [TransactionField: String] = [:]
                     for (i, raw) in fields.enumerated() {
-                        if let canonical = aliases[raw.trimmedSpaces.lowercased()] {
-                            if !seen.insert(canonical).inserted {
-                                headerProblem = "line \(line): column '\(canonical)' appears twice"
-                                return false
-                            }
-                            if let column = ImportFields.Column(name: canonical) { columns.append((i, column)) }
+                        let name = raw.trimmedSpaces
+                        guard let field = TransactionField.named(name) else { continue }
+                        if let first = seen[field] {
+                            headerProblem = "line \(line): column '\(field.columnName)' appears twice"
+                                + (first.lowercased() == name.lowercased() ? "" : " (as '\(TextEscaping.escaped(first))' and '\(TextEscaping.escaped(name))')")
+                            return false
                         }
+                        seen[field] = name
+                        columns.append((i, field))
                     }
-                    let missing = required.filter { !seen.contains($0) }
+                    let missing = requiredColumns.filter { seen[$0] == nil }
                     if !missing.isEmpty {
                         headerProblem = "line \(line): missing column\(missing.count == 1 ? "" : "s") "
-                            + missing.map { "'\($0)'" }.joined(separator: ", ")
-                            + " (need type, coin, amount, price, date; optional fee, notes, id)"
+                            + missing.map { "'\($0.columnName)'" }.joined(separator: ", ")
+                            + " (need " + requiredColumns.map(\.columnName).joined(separator: ", ")
+                            + "; optional " + optionalColumns.map(\.columnName).joined(separator: ", ") + ")"
                         return false
                     }
                     return true
@@ -152,82 +221,160 @@ public enum TransactionImport {
         return rows
     }
 
-    /// Rows of a JSON array of transaction objects, as `list --json` and `export` print them.
+    /// Rows of a JSON file: a plain array of transaction objects (as `list --json` prints them),
+    /// or the transactions of a whole-book export.
     public static func rows(json bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
+        try document(json: bytes).rows
+    }
+
+    /// The name of a whole-book export's format.
+    public static let exportFormatName = "bitpal-export"
+
+    /// A JSON file to import: a plain array of transaction objects, or a whole-book export
+    /// `{"format": "bitpal-export", "version": 2, "portfolios", "assets", "transactions", "manualPrices"}`.
+    public static func document(json bytes: [UInt8]) throws(ImportFailure) -> ImportDocument {
         var r = JSONReader(bytes: bytes)
-        var rows: [ImportRow] = []
+        var item = 0
         do {
-            try r.beginArray()
-            var item = 0
-            while try r.nextElement() {
-                item += 1
-                var fields = ImportFields()
+            switch r.peek() {
+            case UInt8(ascii: "[")?:
+                var rows: [ImportRow] = []
+                try r.beginArray()
+                while try r.nextElement() {
+                    item += 1
+                    rows.append(try readRow(&r, item: item))
+                }
+                try r.finish()
+                return ImportDocument(rows: rows)
+            case UInt8(ascii: "{")?:
+                var doc = ImportDocument(rows: [], isBook: true)
+                var format: String?
+                var version: Int?
                 try r.beginObject()
                 while let key = try r.nextKey() {
-                    let canonical = aliases[key.lowercased()] ?? key
-                    if r.consumeNull() { continue }
-                    switch canonical {
-                    case "amount", "price", "fee":
-                        // Decimals are strings in bitpal's JSON; a bare number is accepted too, from its text.
-                        if let s = try? r.readString() {
-                            fields[canonical] = s
-                        } else {
-                            fields[canonical] = try r.readNumberText()
+                    switch key {
+                    case "format":
+                        let f = try r.readString()
+                        if f == PortfolioCodec.formatName {
+                            throw r.error("this is a bitpal store (portfolio.json), not an export; make one with 'bitpal export --format json'")
                         }
-                    case "type", "coin", "date", "notes", "id":
-                        fields[canonical] = try r.readString()
+                        if f != exportFormatName { throw r.error("this is not a bitpal export (format '\(TextEscaping.escaped(f))')") }
+                        format = f
+                    case "version":
+                        let v = try r.readInt()
+                        if v > TransactionExport.version {
+                            throw r.error("this export has format version \(v), but this bitpal reads up to version \(TransactionExport.version); upgrade bitpal")
+                        }
+                        if v < 2 { throw r.error("unknown export version \(v)") }
+                        version = v
+                    case "portfolios":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.portfolios.append(try PortfolioCodec.readPortfolio(&r)) }
+                    case "assets":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.assets.append(try PortfolioCodec.readAsset(&r)) }
+                    case "transactions":
+                        try r.beginArray()
+                        while try r.nextElement() {
+                            item += 1
+                            doc.rows.append(try readRow(&r, item: item))
+                        }
+                    case "manualPrices":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.manualPrices.append(try PortfolioCodec.readManualPrice(&r)) }
                     default:
                         try r.skipValue()
                     }
                 }
-                rows.append(ImportRow(location: "item \(item)", fields: fields, order: item))
+                try r.finish()
+                guard format != nil else { throw JSONReadError(message: "no \"format\": \"\(exportFormatName)\" field", line: 1, column: 1) }
+                guard version != nil else { throw JSONReadError(message: "no \"version\" field", line: 1, column: 1) }
+                return doc
+            default:
+                throw r.error("expected an array of transactions or a bitpal export object")
             }
-            try r.finish()
         } catch {
-            throw ImportFailure(problems: ["not a JSON array of transactions: \(error)"])
+            throw ImportFailure(problems: ["not a JSON array of transactions or a bitpal export: \(error)"])
         }
-        return rows
     }
 
-    /// Checks every row, drops rows already recorded, and checks the merged history.
+    /// One transaction object: keys by `TransactionField` names and aliases (any case), null
+    /// values as absent; decimals as strings, or bare numbers read from their text.
+    static func readRow(_ r: inout JSONReader, item: Int) throws(JSONReadError) -> ImportRow {
+        var fields = ImportFields()
+        var seen: Set<TransactionField> = []
+        try r.beginObject()
+        while let keyBytes = try r.nextKeyBytes() {
+            let field = TransactionField.key(keyBytes) ?? TransactionField.named(String(decoding: keyBytes, as: UTF8.self))
+            guard let field else {
+                try r.skipValue()
+                continue
+            }
+            if !seen.insert(field).inserted { throw r.error("item \(item) gives \(field.name) twice") }
+            if r.consumeNull() { continue }
+            switch field {
+            case .amount, .price, .total, .fee:
+                fields[field] = r.peek() == UInt8(ascii: "\"") ? try r.readString() : try r.readNumberText()
+            default:
+                fields[field] = try r.readString()
+            }
+        }
+        return ImportRow(location: "item \(item)", fields: fields, order: item)
+    }
+
+    /// Checks every row, drops rows already recorded, and checks the merged history with
+    /// `Book.admit`, mapping its error back to the row.
     ///
-    /// A row is already recorded when its `id` is in the store, or (unless
-    /// `allowDuplicates`) when a stored transaction has the same type, coin, amount,
-    /// price, fee and date — counted as a multiset, so two identical rows in a first
-    /// import both land and importing the file again adds none.
+    /// A row is already recorded when its `id` is in the store, or (unless `allowDuplicates`)
+    /// when a stored transaction has the same `TradeKey` — counted as a multiset, so two identical
+    /// rows in a first import both land and importing the file again adds none.
     ///
-    /// - Parameter resolveCoin: turns the `coin` text into a coin id, or throws `PortfolioError.coinNotFound`.
+    /// - Parameters:
+    ///   - portfolio: the portfolio of rows that name none (`--portfolio`, else the default).
+    ///   - resolveAsset: turns the `asset` text into a stored asset id (a registered code, else a
+    ///     coin id), or throws (`PortfolioError.coinNotFound`).
     /// - Throws: `ImportFailure` listing every failing row.
     public static func plan(
-        _ rows: [ImportRow], into existing: [Transaction], now: Date, allowDuplicates: Bool,
-        timeZone: TimeZone = .current, resolveCoin: (String) throws -> String
+        _ rows: [ImportRow], into book: Book, portfolio defaultPortfolio: String, now: Date, allowDuplicates: Bool,
+        timeZone: TimeZone = .current, names: MessageNames = .plain, resolveAsset: (String) throws -> String
     ) throws(ImportFailure) -> ImportPlan {
         var problems: [(Int, String)] = []
         var parsed: [Transaction] = []
         var parsedRow: [Int] = []
-        var coinCache: [String: Result<String, Error>] = [:]
+        var assetCache: [String: Result<String, Error>] = [:]
         var idsInFile: [UUID: String] = [:]
         parsed.reserveCapacity(rows.count)
         parsedRow.reserveCapacity(rows.count)
+        let fallback = book.portfolio(named: defaultPortfolio)
+        let registered = Set(book.assets.map(\.id))
         for (index, row) in rows.enumerated() {
             do {
-                let coinText = try field(row, .coin)
-                let coinId: String
-                switch coinCache[coinText] {
-                case let .success(id)?: coinId = id
+                let portfolio: Portfolio
+                if let name = row.fields.text(.portfolio) {
+                    guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
+                    portfolio = p
+                } else {
+                    guard let fallback else { throw PortfolioError.portfolioNotFound(defaultPortfolio) }
+                    portfolio = fallback
+                }
+                let assetText = try field(row, .assetId)
+                let assetId: String
+                switch assetCache[assetText] {
+                case let .success(id)?: assetId = id
                 case let .failure(e)?: throw e
                 case nil:
                     do {
-                        coinId = try resolveCoin(coinText)
-                        coinCache[coinText] = .success(coinId)
+                        assetId = try resolveAsset(assetText)
+                        assetCache[assetText] = .success(assetId)
                     } catch {
-                        coinCache[coinText] = .failure(error)
+                        assetCache[assetText] = .failure(error)
                         throw error
                     }
                 }
-                let tx = try transaction(from: row, coinId: coinId, timeZone: timeZone)
+                if Asset.isRegisteredID(assetId) && !registered.contains(assetId) { throw PortfolioError.assetNotFound(assetId) }
+                let tx = try transaction(from: row, assetId: assetId, portfolio: portfolio, book: book, timeZone: timeZone)
                 try ValueRules.check(tx, now: now)
-                if row.fields[.id].map({ !$0.isEmpty }) == true {
+                if row.fields.text(.id) != nil {
                     if let first = idsInFile[tx.id] {
                         throw CommandError("id \(UUIDText.lowercased(tx.id)) also appears at \(first)")
                     }
@@ -235,15 +382,17 @@ public enum TransactionImport {
                 }
                 parsed.append(tx)
                 parsedRow.append(index)
+            } catch let error as PortfolioError {
+                problems.append((row.order, "\(row.location): \(error.description(names: names))"))
             } catch {
                 problems.append((row.order, "\(row.location): \(error)"))
             }
         }
 
         // De-duplicate against the store, as a multiset of trade keys.
-        let knownIDs = Set(existing.map(\.id))
+        let knownIDs = Set(book.transactions.map(\.id))
         var counts: [TradeKey: Int] = [:]
-        if !allowDuplicates { for t in existing { counts[t.tradeKey, default: 0] += 1 } }
+        if !allowDuplicates { for t in book.transactions { counts[t.tradeKey, default: 0] += 1 } }
         var added: [Transaction] = []
         added.reserveCapacity(parsed.count)
         var addedRow: [Int] = []
@@ -260,33 +409,241 @@ public enum TransactionImport {
             addedRow.append(parsedRow[i])
         }
         parsed = []
+        var plan = ImportPlan(added: added, skipped: skipped, locations: addedRow.map { rows[$0].location })
+        plan.orders = addedRow.map { rows[$0].order }
 
-        if !problems.isEmpty {
-            throw ImportFailure(problems: problems.sorted { $0.0 < $1.0 }.map(\.1))
+        problems += linkProblems(plan, in: book)
+
+        // The merged history is checked where every write is: `Book.admit`.
+        if !added.isEmpty {
+            var merged = book
+            merged.add(added)
+            do {
+                try merged.admit(from: book, now: now)
+            } catch let error as PortfolioError {
+                problems.append(plan.located(error, names: names))
+            } catch let rejection as BookRejection {
+                problems += plan.located(rejection, in: merged, names: names)
+            } catch {
+                problems.append((Int.max, "\(error)"))
+            }
         }
-        // The merged history is checked where every write is: `Book.admit`, under the store's lock.
-        return ImportPlan(added: added, skipped: skipped, locations: addedRow.map { rows[$0].location })
+        if !problems.isEmpty {
+            throw ImportFailure(problems: problems.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1))
+        }
+        return plan
     }
 
-    static func field(_ row: ImportRow, _ column: ImportFields.Column) throws -> String {
-        guard let v = row.fields[column]?.trimmedSpaces, !v.isEmpty else {
-            throw CommandError("missing \(column)")
+    /// `plan` into a store of `existing` transactions in one portfolio, `main` (for callers
+    /// that know no portfolios or assets); `resolveCoin` turns the asset text into a coin id.
+    public static func plan(
+        _ rows: [ImportRow], into existing: [Transaction], now: Date, allowDuplicates: Bool,
+        timeZone: TimeZone = .current, resolveCoin: (String) throws -> String
+    ) throws(ImportFailure) -> ImportPlan {
+        var names = Set([Portfolio.mainName])
+        var portfolios = [Portfolio(name: Portfolio.mainName)]
+        for t in existing where names.insert(t.portfolio).inserted { portfolios.append(Portfolio(name: t.portfolio)) }
+        let book = Book(transactions: existing, portfolios: portfolios)
+        return try plan(rows, into: book, portfolio: Portfolio.mainName, now: now, allowDuplicates: allowDuplicates,
+                        timeZone: timeZone, resolveAsset: resolveCoin)
+    }
+
+    /// Linked legs come in pairs: a swap's sell and buy, or a move's transfer-out and transfer-in,
+    /// sharing the first leg's id as `linkedId`.
+    static func linkProblems(_ plan: ImportPlan, in book: Book) -> [(Int, String)] {
+        var legs: [UUID: [Transaction]] = [:]
+        for t in plan.added { if let link = t.linkedId { legs[link, default: []].append(t) } }
+        if legs.isEmpty { return [] }
+        for t in book.transactions { if let link = t.linkedId, legs[link] != nil { legs[link, default: []].append(t) } }
+        var problems: [(Int, String)] = []
+        for (i, t) in plan.added.enumerated() {
+            guard let link = t.linkedId, let group = legs[link] else { continue }
+            let kinds = Set(group.map(\.type))
+            let paired = group.count == 2 && group.contains { $0.id == link }
+                && (kinds == [.sell, .buy] || kinds == [.transferOut, .transferIn])
+            if !paired {
+                let where_ = i < plan.locations.count ? plan.locations[i] : "a row"
+                problems.append((i < plan.orders.count ? plan.orders[i] : Int.max,
+                                 "\(where_): linkedId \(UUIDText.lowercased(link)) does not pair two legs "
+                                 + "(a swap is a sell and a buy, a move a transfer-out and a transfer-in, both with the first leg's id as linkedId)"))
+            }
         }
+        return problems
+    }
+
+    /// Merges a whole import into `book`: creates the portfolios and assets the document names
+    /// that do not exist (one that exists with another base currency, type or currency fails the
+    /// import), plans the rows, adds its manual prices; all or nothing.
+    ///
+    /// `book` is changed only when nothing fails.
+    public static func merge(
+        _ doc: ImportDocument, into book: inout Book, portfolio defaultPortfolio: String, now: Date, allowDuplicates: Bool,
+        timeZone: TimeZone = .current, names: MessageNames = .plain, resolveAsset: (String) throws -> String
+    ) throws(ImportFailure) -> ImportOutcome {
+        var merged = book
+        var problems: [String] = []
+        var outcome = ImportOutcome(plan: ImportPlan(added: [], skipped: 0))
+        for p in doc.portfolios {
+            let name = TextEscaping.escaped(p.name)
+            guard Portfolio.isValidName(p.name) else {
+                problems.append("portfolio '\(name)': a portfolio name is 1–40 letters, digits, '-', '_' or '.'")
+                continue
+            }
+            guard CurrencyCode.parse(p.baseCurrency) == p.baseCurrency else {
+                problems.append("portfolio '\(name)': " + PortfolioError.unsupportedCurrency(p.baseCurrency).description)
+                continue
+            }
+            if let existing = merged.portfolio(named: p.name) {
+                if existing.baseCurrency != p.baseCurrency {
+                    problems.append("portfolio '\(name)' exists with base currency \(existing.baseCurrency); the file's is \(p.baseCurrency)")
+                }
+                continue
+            }
+            merged.portfolios.append(p)
+            outcome.createdPortfolios.append(p.name)
+        }
+        for a in doc.assets {
+            let id = TextEscaping.escaped(a.id)
+            guard Asset.code(a.id) == a.id else {
+                problems.append("asset '\(id)': a code is 1–24 upper-case letters, digits, '.', '_', '-' or ':'")
+                continue
+            }
+            guard CurrencyCode.parse(a.currency) == a.currency else {
+                problems.append("asset \(id): " + PortfolioError.unsupportedCurrency(a.currency).description)
+                continue
+            }
+            if let existing = merged.asset(id: a.id) {
+                if existing.type != a.type || existing.currency != a.currency {
+                    problems.append("asset \(id) exists as \(existing.type.rawValue) in \(existing.currency); the file has it as \(a.type.rawValue) in \(a.currency)")
+                }
+                continue
+            }
+            merged.assets.append(a)
+            outcome.createdAssets.append(a.id)
+        }
+        do {
+            outcome.plan = try plan(doc.rows, into: merged, portfolio: defaultPortfolio, now: now, allowDuplicates: allowDuplicates,
+                                    timeZone: timeZone, names: names, resolveAsset: resolveAsset)
+        } catch {
+            problems += error.problems
+        }
+        var known = Set(book.manualPrices.map(PriceKey.init))
+        var prices: [Quote] = []
+        for (i, q) in doc.manualPrices.enumerated() {
+            let at = "manual price \(i + 1)"
+            if Asset.isRegisteredID(q.coinId) && merged.asset(id: q.coinId) == nil {
+                problems.append("\(at): " + PortfolioError.assetNotFound(q.coinId).description)
+            } else if q.price <= 0 {
+                problems.append("\(at): " + PortfolioError.priceNotPositive.description)
+            } else if q.time > now {
+                problems.append("\(at): a price dated \(ISODate.format(q.time)) is in the future")
+            } else if CurrencyCode.parse(q.currency) != q.currency {
+                problems.append("\(at): " + PortfolioError.unsupportedCurrency(q.currency).description)
+            } else if !known.insert(PriceKey(q)).inserted {
+                outcome.skippedPrices += 1
+            } else {
+                prices.append(q)
+            }
+        }
+        if !problems.isEmpty { throw ImportFailure(problems: problems) }
+        merged.add(outcome.plan.added)
+        merged.manualPrices += prices
+        outcome.addedPrices = prices.count
+        book = merged
+        return outcome
+    }
+
+    /// A manual price's identity: the same asset, price, currency and time is the same price.
+    struct PriceKey: Hashable {
+        var assetId: String
+        var price: Decimal
+        var currency: String
+        var millis: Int64
+        init(_ q: Quote) {
+            assetId = q.coinId
+            price = q.price
+            currency = q.currency
+            millis = ISODate.millis(q.time)
+        }
+    }
+
+    static func field(_ row: ImportRow, _ column: TransactionField) throws -> String {
+        guard let v = row.fields.text(column) else { throw CommandError("missing \(column.columnName)") }
         return v
     }
 
-    static func transaction(from row: ImportRow, coinId: String, timeZone: TimeZone) throws -> Transaction {
+    /// One row as a transaction of its kind: which of price, total, fee and currency it may
+    /// have is said by `KindRule`; the values themselves are checked by `ValueRules` afterwards.
+    static func transaction(from row: ImportRow, assetId: String, portfolio: Portfolio, book: Book, timeZone: TimeZone) throws -> Transaction {
+        let f = row.fields
         let typeText = try field(row, .type)
         guard let type = TransactionType(rawValue: typeText.lowercased()) else {
-            throw CommandError("type '\(TextEscaping.escaped(typeText))' is not buy or sell")
+            throw CommandError("type '\(TextEscaping.shortened(typeText))' is not one of "
+                + TransactionType.allCases.map(\.rawValue).joined(separator: ", ")
+                + " (a swap is two rows, a sell and a buy, sharing a linkedId)")
         }
-        func value(_ column: ImportFields.Column, _ label: String) throws -> Fixed18 {
-            try ValueRules.fixed(try field(row, column), field: label)
+        let rule = KindRule.of(type)
+        let kind = "a \(type.rawValue)"
+
+        var amountText = try field(row, .amount)
+        var negative = false
+        var price: Fixed18?
+        if amountText.hasPrefix("-") {
+            guard rule.signed else {
+                throw CommandError("Amount '\(TextEscaping.shortened(amountText))' is negative; only an adjustment's amount may be")
+            }
+            negative = true
+            amountText.removeFirst()
         }
-        let amount = try value(.amount, "Amount")
-        let price = try value(.price, "Price")
-        let fee = row.fields[.fee].map { $0.trimmedSpaces.isEmpty } == false
-            ? try value(.fee, "Fee") : .zero
+        let amount: Fixed18
+        if type == .split, let colon = amountText.firstIndex(of: ":") {
+            // NEW:OLD, as `add split` takes it; stored as amount NEW, price OLD.
+            if f.text(.price) != nil { throw CommandError("give a split's ratio as NEW:OLD in amount or its OLD as price, not both") }
+            amount = try ValueRules.fixed(String(amountText[..<colon]), field: "Ratio")
+            price = try ValueRules.fixed(String(amountText[amountText.index(after: colon)...]), field: "Ratio")
+        } else {
+            amount = try ValueRules.fixed(amountText, field: "Amount")
+        }
+
+        if let text = f.text(.price) {
+            if rule.price == .none { throw CommandError("\(kind) has no price (price '\(TextEscaping.shortened(text))')") }
+            price = try ValueRules.fixed(text, field: type == .transferIn ? "Cost" : "Price")
+        }
+        var total: Fixed18?
+        if let text = f.text(.total) {
+            guard rule.takesTotal else { throw CommandError("\(kind) has no total (only a buy or a sell does)") }
+            let value = try ValueRules.fixed(text, field: "Total")
+            total = value
+            // As `add --total`: the price is total ÷ amount, rounded half-up to 18 decimals.
+            if price == nil, amount.units > 0, value.units > 0 { price = try Exact36(value).divided(by: amount).roundedToFixed18() }
+        }
+        var linkedId: UUID?
+        if let text = f.text(.linkedId) {
+            guard let u = UUIDText.parse(text.utf8) else { throw CommandError("linkedId '\(TextEscaping.shortened(text))' is not a UUID") }
+            linkedId = u
+        }
+        // A move's transfer-in leg carries no money of its own: its basis comes from the transfer-out leg.
+        let moneyless = type == .transferIn && linkedId != nil && price == nil
+
+        let feeGiven = try f.text(.fee).map { try ValueRules.fixed($0, field: "Fee") }
+        var fee: Fixed18?
+        switch rule.fee {
+        case .none:
+            if let feeGiven, feeGiven.units != 0 { throw CommandError("\(kind) has no fee") }
+        default:
+            fee = feeGiven ?? (moneyless ? nil : .zero)
+        }
+
+        var currency: String?
+        let currencyText = f.text(.currency)
+        if rule.hasCurrency {
+            if !(moneyless && currencyText == nil) {
+                currency = try book.currency(given: currencyText, assetId: assetId, portfolio: portfolio)
+            }
+        } else if let currencyText {
+            throw CommandError("\(kind) has no money, so no currency (currency '\(TextEscaping.shortened(currencyText))')")
+        }
+
         let dateText = try field(row, .date)
         // A day, a local time or an instant, as on the command line (`today` is not a date in a file).
         guard let input = DateInput.parse(dateText) else { throw LiteralError.notADate(field: "Date", text: dateText) }
@@ -296,15 +653,15 @@ public enum TransactionImport {
         }
         let date = try input.start(in: timeZone, now: Date(), field: "Date", text: dateText)
         var id = UUIDText.random()
-        if let idText = row.fields[.id]?.trimmedSpaces, !idText.isEmpty {
+        if let idText = f.text(.id) {
             guard let parsed = UUIDText.parse(idText.utf8) else {
                 throw CommandError("id '\(TextEscaping.escaped(idText))' is not a UUID")
             }
             id = parsed
         }
-        let notes = row.fields[.notes].flatMap { $0.isEmpty ? nil : $0 }
-        return Transaction(id: id, coinId: coinId, type: type, amount: amount, price: price, fee: fee,
-                           date: date, notes: notes)
+        let notes = f[.notes].flatMap { $0.isEmpty ? nil : $0 }
+        return Transaction(id: id, portfolio: portfolio.name, type: type, assetId: assetId, amount: amount, negative: negative,
+                           price: price, total: total, fee: fee, currency: currency, date: date, notes: notes, linkedId: linkedId)
     }
 }
 
@@ -314,41 +671,68 @@ struct CommandError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Writes transactions for `bitpal export` (CSV here; JSON shares the store's object writer).
+/// Writes transactions for `bitpal export`: CSV with the columns of `TransactionField`, and the
+/// whole-book JSON export.
 public enum TransactionExport {
-    public static let csvHeader = "id,date,type,coin,amount,price,fee,notes"
+    /// The whole-book export's format version.
+    public static let version = 2
 
+    /// The CSV header: `TransactionField.order`'s names.
+    public static var csvHeader: String { TransactionField.order.map(\.name).joined(separator: ",") }
+
+    /// One line per transaction, every field as stored (`TransactionField.text(of:)`), empty for null.
     public static func csv(_ transactions: [Transaction]) -> [UInt8] {
         var out = [UInt8]()
-        out.reserveCapacity(transactions.count * 110 + 64)
+        out.reserveCapacity(transactions.count * 160 + 96)
         out.append(contentsOf: csvHeader.utf8)
         out.append(10)
         for t in transactions {
-            UUIDText.write(t.id, to: &out)
-            out.append(44)
-            ISODate.write(t.date, to: &out)
-            out.append(44)
-            out.append(contentsOf: t.type.rawValue.utf8)
-            out.append(44)
-            out.append(contentsOf: CSV.escape(t.assetId).utf8)
-            out.append(44)
-            t.amountValue.write(to: &out)
-            out.append(44)
-            t.priceValue?.write(to: &out)
-            out.append(44)
-            t.feeValue?.write(to: &out)
-            out.append(44)
-            if let notes = t.notes { out.append(contentsOf: CSV.escape(notes).utf8) }
+            for (i, f) in TransactionField.order.enumerated() {
+                if i > 0 { out.append(44) }
+                if let text = f.text(of: t) { out.append(contentsOf: CSV.escape(text).utf8) }
+            }
             out.append(10)
         }
         return out
     }
 
+    /// A plain JSON array of transaction objects (as `list --json` prints them).
     public static func json(_ transactions: [Transaction]) -> [UInt8] {
         var w = JSONWriter(capacity: transactions.count * 300 + 16)
         w.beginArray()
         for t in transactions { PortfolioCodec.writeTransaction(t, to: &w) }
         w.endArray()
+        w.finish()
+        return w.bytes
+    }
+
+    /// The whole book as `{"format": "bitpal-export", "version": 2, "portfolios", "assets",
+    /// "transactions", "manualPrices"}`: the portfolios named by `portfolios` (every one when
+    /// `nil`) with their transactions oldest first, every registered asset and manual price.
+    public static func document(_ book: Book, portfolios names: Set<String>? = nil) -> [UInt8] {
+        let portfolios = book.portfolios.filter { names?.contains($0.name) ?? true }
+        let transactions = Ledger.chronological(book.transactions.filter { names?.contains($0.portfolio) ?? true })
+        var w = JSONWriter(capacity: 1024 + transactions.count * 260 + book.manualPrices.count * 120)
+        w.beginObject()
+        w.key("format"); w.string(TransactionImport.exportFormatName)
+        w.key("version"); w.number(String(version))
+        w.key("portfolios")
+        w.beginArray()
+        for p in portfolios { PortfolioCodec.writePortfolio(p, to: &w) }
+        w.endArray()
+        w.key("assets")
+        w.beginArray()
+        for a in book.assets { PortfolioCodec.writeAsset(a, to: &w) }
+        w.endArray()
+        w.key("transactions")
+        w.beginArray()
+        for t in transactions { PortfolioCodec.writeTransaction(t, to: &w, inline: true) }
+        w.endArray()
+        w.key("manualPrices")
+        w.beginArray()
+        for q in book.manualPrices { PortfolioCodec.writeManualPrice(q, to: &w) }
+        w.endArray()
+        w.endObject()
         w.finish()
         return w.bytes
     }

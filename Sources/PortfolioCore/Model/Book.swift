@@ -137,3 +137,24 @@ public struct Book: Sendable, Equatable {
 
     public func asset(id: String) -> Asset? { assets.first { $0.id == id } }
 }
+
+extension Book {
+    /// The currency a money-bearing transaction of `assetId` in `portfolio` is in: `given` if
+    /// any (a supported code, and a registered asset's own), else the asset's (a registered
+    /// one), else the portfolio's base. Until exchange rates exist, anything but the base is refused.
+    public func currency(given: String?, assetId: String, portfolio: Portfolio) throws(PortfolioError) -> String {
+        let registered = asset(id: assetId)
+        var currency = registered?.currency ?? portfolio.baseCurrency
+        if let given {
+            guard let code = CurrencyCode.parse(given) else { throw .unsupportedCurrency(given) }
+            if let registered, registered.currency != code {
+                throw .currencyMismatch(given: code, expected: registered.currency, reason: "the currency \(registered.id) trades in")
+            }
+            currency = code
+        }
+        if currency != portfolio.baseCurrency {
+            throw .currencyMismatch(given: currency, expected: portfolio.baseCurrency, reason: "the base currency of '\(portfolio.name)'")
+        }
+        return currency
+    }
+}

@@ -41,14 +41,7 @@ public enum PortfolioCodec {
         w.endArray()
         w.key("manualPrices")
         w.beginArray()
-        for q in p.manualPrices {
-            w.beginInlineObject()
-            w.key("assetId"); w.string(q.coinId)
-            w.key("price"); w.string(DecimalFormatting.exact(q.price))
-            w.key("currency"); w.string(q.currency)
-            w.key("date"); w.string(ISODate.format(q.time))
-            w.endObject()
-        }
+        for q in p.manualPrices { writeManualPrice(q, to: &w) }
         w.endArray()
         for (key, json) in p.unknownKeys {
             w.key(key)
@@ -79,6 +72,33 @@ public enum PortfolioCodec {
         w.key("notes"); w.string(a.notes)
         w.key("createdDate"); w.date(a.createdDate)
         w.endObject()
+    }
+
+    /// Writes one manual price on one line: `{"assetId", "price", "currency", "date"}`.
+    public static func writeManualPrice(_ q: Quote, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("assetId"); w.string(q.coinId)
+        w.key("price"); w.string(DecimalFormatting.exact(q.price))
+        w.key("currency"); w.string(q.currency)
+        w.key("date"); w.string(ISODate.format(q.time))
+        w.endObject()
+    }
+
+    /// Reads one manual price object (`coinId` is version 1's name of `assetId`; currency USD when absent).
+    static func readManualPrice(_ r: inout JSONReader) throws(JSONReadError) -> Quote {
+        var id: String?, price: Decimal?, date: Date?, currency = "USD"
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "assetId", "coinId": id = try r.readString()
+            case "price": price = try readFixed(&r).decimal
+            case "currency": currency = try r.readString()
+            case "date": date = try readDate(&r)
+            default: try r.skipValue()
+            }
+        }
+        guard let id, let price, let date else { throw r.error("a manual price needs assetId, price and date") }
+        return Quote(coinId: id, price: price, time: date, source: .manual, currency: currency)
     }
 
     /// Writes one transaction on one line, as the store keeps it: the fields of `TransactionField`
@@ -173,21 +193,7 @@ public enum PortfolioCodec {
                     }
                 case "manualPrices":
                     try r.beginArray()
-                    while try r.nextElement() {
-                        var id: String?, price: Decimal?, date: Date?, currency = "USD"
-                        try r.beginObject()
-                        while let k = try r.nextKey() {
-                            switch k {
-                            case "assetId", "coinId": id = try r.readString()
-                            case "price": price = try readFixed(&r).decimal
-                            case "currency": currency = try r.readString()
-                            case "date": date = try readDate(&r)
-                            default: try r.skipValue()
-                            }
-                        }
-                        guard let id, let price, let date else { throw r.error("a manual price needs assetId, price and date") }
-                        p.manualPrices.append(Quote(coinId: id, price: price, time: date, source: .manual, currency: currency))
-                    }
+                    while try r.nextElement() { p.manualPrices.append(try readManualPrice(&r)) }
                 default:
                     r.skipSpace()
                     let start = r.mark

@@ -26,6 +26,9 @@ public enum TransactionField: String, CaseIterable, Sendable {
         return allCases.first { $0.name.lowercased() == lower || $0.aliases.contains { $0.lowercased() == lower } }
     }
 
+    /// What an import's messages call the column: `asset` for `assetId` (the CSV's own name), else `name`.
+    public var columnName: String { self == .assetId ? "asset" : name }
+
     /// Whether every record has it (the others may be null, as the kind says).
     public var required: Bool { [.id, .type, .assetId, .amount, .date].contains(self) }
 
