@@ -55,19 +55,11 @@ struct DemoCommand: Command {
             case "swap":
                 let assets = r.asset.split(separator: ">").map(String.init), amounts = try r.amount.split(separator: ">").map { try fixed(String($0)) }
                 let value = try fixed(r.price ?? "0")
-                let id = UUIDText.random()
-                p.transactions.append(Transaction(id: id, portfolio: r.portfolio, type: .sell, assetId: assets[0], amount: amounts[0],
-                                                  price: try Exact36(value).divided(by: amounts[0]).roundedToFixed18(), total: value,
-                                                  fee: try fixed(r.fee ?? "0"), date: date, notes: r.note, linkedId: id))
-                p.transactions.append(Transaction(portfolio: r.portfolio, type: .buy, assetId: assets[1], amount: amounts[1],
-                                                  price: try Exact36(value).divided(by: amounts[1]).roundedToFixed18(), total: value,
-                                                  fee: .zero, date: date, notes: r.note, linkedId: id))
+                p.transactions += try Transaction.swap(portfolio: r.portfolio, from: assets[0], amount: amounts[0], to: assets[1],
+                                                       amount: amounts[1], value: value, fee: try fixed(r.fee ?? "0"),
+                                                       currencies: ("USD", "USD"), date: date, notes: r.note)
             case "move":
-                let id = UUIDText.random()
-                p.transactions.append(Transaction(id: id, portfolio: r.portfolio, type: .transferOut, assetId: r.asset, amount: try fixed(r.amount),
-                                                  price: nil, fee: .zero, currency: nil, date: date, notes: r.note, linkedId: id))
-                p.transactions.append(Transaction(portfolio: "trading", type: .transferIn, assetId: r.asset, amount: try fixed(r.amount),
-                                                  price: nil, fee: nil, currency: nil, date: date, notes: r.note, linkedId: id))
+                p.transactions += Transaction.move(r.asset, amount: try fixed(r.amount), from: r.portfolio, to: "trading", date: date, notes: r.note)
             default:
                 guard let type = TransactionType(rawValue: r.kind) else { continue }
                 let rule = KindRule.of(type)

@@ -208,7 +208,7 @@ struct AddCommand: Command {
             if let totalText {
                 let total = try ArgumentList.fixed(totalText, field: "Total")
                 t.totalValue = total
-                if t.amountValue.units > 0, total.units > 0 { t.priceValue = try Exact36(total).divided(by: t.amountValue).roundedToFixed18() }
+                if t.amountValue.units > 0, total.units > 0 { t.priceValue = try Transaction.price(ofTotal: total, amount: t.amountValue) }
             }
             switch rule.fee {
             case .none: t.feeValue = nil
@@ -244,14 +244,8 @@ struct AddCommand: Command {
         if fromAmount.units == 0 || toAmount.units == 0 { throw PortfolioError.amountNotPositive }
         let c1 = try TransactionOptions.currency(currency, asset: from, book: book, portfolio: portfolio)
         let c2 = try TransactionOptions.currency(currency, asset: to, book: book, portfolio: portfolio)
-        let sellID = UUIDText.random()
-        let sell = Transaction(id: sellID, portfolio: portfolio.name, type: .sell, assetId: from.id, amount: fromAmount,
-                               price: try Exact36(value).divided(by: fromAmount).roundedToFixed18(), total: value,
-                               fee: fee ?? .zero, currency: c1, date: date, notes: notes, linkedId: sellID)
-        let buy = Transaction(portfolio: portfolio.name, type: .buy, assetId: to.id, amount: toAmount,
-                              price: try Exact36(value).divided(by: toAmount).roundedToFixed18(), total: value,
-                              fee: .zero, currency: c2, date: date, notes: notes, linkedId: sellID)
-        return [sell, buy]
+        return try Transaction.swap(portfolio: portfolio.name, from: from.id, amount: fromAmount, to: to.id, amount: toAmount,
+                                    value: value, fee: fee ?? .zero, currencies: (c1, c2), date: date, notes: notes)
     }
 }
 
@@ -474,7 +468,7 @@ struct EditCommand: Command {
                 if let note { leg.notes = note.isEmpty ? nil : note }
                 if let value { leg.totalValue = value }
                 if let total = leg.totalValue, leg.amountValue.units > 0, total.units > 0 {
-                    leg.priceValue = try Exact36(total).divided(by: leg.amountValue).roundedToFixed18()
+                    leg.priceValue = try Transaction.price(ofTotal: total, amount: leg.amountValue)
                 }
                 try ValueRules.check(leg, now: now)
                 book.replace(at: i, with: leg)
@@ -575,13 +569,7 @@ struct MoveCommand: Command {
         let when = try date?.start(in: context.timeZone, now: now) ?? now
         if when > now { throw PortfolioError.futureDate }
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
-        let outID = UUIDText.random()
-        let legs = [
-            Transaction(id: outID, portfolio: source.name, type: .transferOut, assetId: asset.id, amount: amount, price: nil,
-                        fee: .zero, currency: nil, date: when, notes: notes, linkedId: outID),
-            Transaction(portfolio: target.name, type: .transferIn, assetId: asset.id, amount: amount, price: nil,
-                        fee: nil, currency: nil, date: when, notes: notes, linkedId: outID),
-        ]
+        let legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
         try context.store().update(now: now, names: context.names) { book in
             book.add(legs)
             return (true, ())
@@ -589,7 +577,7 @@ struct MoveCommand: Command {
         if context.json {
             context.printJSON(TransactionOptions.json(legs))
         } else {
-            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(outID.uuidString.lowercased())\n")
+            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
         }
         return .success
     }

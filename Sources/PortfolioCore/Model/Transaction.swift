@@ -204,3 +204,37 @@ public struct TradeKey: Hashable, Sendable {
     public var fee: Fixed18?
     public var millis: Int64
 }
+
+extension Transaction {
+    /// The price a trade given by its total stores: `total ÷ amount`, rounded half up to 18 decimals.
+    public static func price(ofTotal total: Fixed18, amount: Fixed18) throws(PortfolioError) -> Fixed18 {
+        try Exact36(total).divided(by: amount).roundedToFixed18()
+    }
+
+    /// A swap: a sell of one asset and a buy of another, both with `total` = `value`, linked by the sell's id.
+    public static func swap(portfolio: String, from: String, amount fromAmount: Fixed18, to: String, amount toAmount: Fixed18,
+                            value: Fixed18, fee: Fixed18, currencies: (String?, String?), date: Date, notes: String?)
+        throws(PortfolioError) -> [Transaction] {
+        let id = UUIDText.random()
+        return [
+            Transaction(id: id, portfolio: portfolio, type: .sell, assetId: from, amount: fromAmount,
+                        price: try price(ofTotal: value, amount: fromAmount), total: value, fee: fee, currency: currencies.0,
+                        date: date, notes: notes, linkedId: id),
+            Transaction(portfolio: portfolio, type: .buy, assetId: to, amount: toAmount,
+                        price: try price(ofTotal: value, amount: toAmount), total: value, fee: .zero, currency: currencies.1,
+                        date: date, notes: notes, linkedId: id),
+        ]
+    }
+
+    /// A move: a transfer-out of one portfolio and a transfer-in of another, linked by the first leg's id;
+    /// the transfer-in has no price (its basis comes from the transfer-out during the replay).
+    public static func move(_ assetId: String, amount: Fixed18, from: String, to: String, date: Date, notes: String?) -> [Transaction] {
+        let id = UUIDText.random()
+        return [
+            Transaction(id: id, portfolio: from, type: .transferOut, assetId: assetId, amount: amount, price: nil,
+                        fee: .zero, currency: nil, date: date, notes: notes, linkedId: id),
+            Transaction(portfolio: to, type: .transferIn, assetId: assetId, amount: amount, price: nil,
+                        fee: nil, currency: nil, date: date, notes: notes, linkedId: id),
+        ]
+    }
+}
