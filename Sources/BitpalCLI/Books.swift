@@ -2,48 +2,13 @@ import Foundation
 import PortfolioCore
 
 extension Context {
-    /// Reads the store once per run and remembers what messages need of it (asset names, how
-    /// many portfolios there are).
-    func loadBook() throws -> Book {
-        let book = try store().load()
-        remember(book)
-        return book
-    }
-
-    /// The portfolios and registered assets only, for commands that resolve arguments and then
-    /// write through the store (which reads the whole book under its lock).
-    func loadSettings() throws -> Book {
-        let book = try store().loadSettings()
-        remember(book)
-        return book
-    }
-
-    /// Keeps the registered assets and the portfolio count for naming things in messages.
-    func remember(_ book: Book) {
-        registeredAssets = Dictionary(book.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        portfolioCount = book.portfolios.count
-    }
-
-    /// How reports and messages name an asset: a registered asset by its code and name, a coin by the catalog.
-    func assetLabel(_ id: String) -> AssetLabel {
-        if let a = registeredAssets[id] { return AssetLabel(asset: a) }
-        if Asset.isRegisteredID(id) { return AssetLabel.unknown(id) }
-        let c = coin(id: id)
-        return c.name == c.id && c.symbol == c.id ? AssetLabel.unknown(id) : AssetLabel(coin: c)
-    }
+    /// How reports and messages name an asset (the session's names; a bare id when there is no data folder).
+    func assetLabel(_ id: String) -> AssetLabel { (try? session())?.assetLabel(id) ?? AssetLabel.unknown(id) }
 
     /// A `@Sendable` lookup for reports over `ids`.
     func assetLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> AssetLabel {
-        var table: [String: AssetLabel] = [:]
-        for id in ids where table[id] == nil { table[id] = assetLabel(id) }
-        let frozen = table
-        return { id in frozen[id] ?? AssetLabel.unknown(id) }
-    }
-
-    /// What the user typed as an ASSET: a registered code (any case) first, then a coin id or symbol.
-    func resolveAsset(_ query: String, in book: Book) throws -> AssetLabel {
-        if let code = Asset.code(query), let a = book.asset(id: code) { return AssetLabel(asset: a) }
-        return AssetLabel(coin: try resolveCoin(query))
+        if let session = try? session() { return session.assetLookup(ids) }
+        return { AssetLabel.unknown($0) }
     }
 
     /// `--portfolio`/`-p`, else `BITPAL_PORTFOLIO`, as typed (`nil` when neither is given).

@@ -75,17 +75,18 @@ struct AssetAddCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
         let now = context.now
-        let book = try context.loadSettings()
+        let book = try session.loadSettings()
         let currency = try currency.map(AssetOptions.currency) ?? context.portfolio(in: book).baseCurrency
         let asset = Asset(id: code, name: name, type: type, currency: currency, market: market, notes: note, createdDate: now)
-        try context.store().update(now: now, names: context.names) { book in
+        try session.store.update(now: now, names: context.names) { book in
             if book.asset(id: code) != nil { throw PortfolioError.assetExists(code) }
             book.assets.append(asset)
             return (true, ())
         }
-        context.remember(book)
-        if let coin = context.catalog(includingCache: true).resolve(code.lowercased()), coin.symbol.uppercased() == code {
+        session.remember(book)
+        if let coin = session.catalog(includingCache: true).resolve(code.lowercased()), coin.symbol.uppercased() == code {
             context.warn("\(code) is also the symbol of \(TextEscaping.escaped(coin.name)); to mean the coin, write '\(TextEscaping.escaped(coin.id))'")
         }
         var updated = book
@@ -113,7 +114,7 @@ struct AssetListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.loadBook()
+        let book = try context.session().loadBook()
         let assets = book.assets.filter { type == nil || $0.type == type }.sorted { $0.id < $1.id }
         if context.json {
             context.printJSON(.array(assets.map { .object(AssetOptions.json($0, book: book)) }))
@@ -146,11 +147,12 @@ struct AssetShowCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.loadBook()
-        let label = try context.resolveAsset(query, in: book)
-        let ledger = context.checkedLedger(book)
+        let session = try context.session()
+        let book = try session.loadBook()
+        let label = try session.resolveAsset(query, in: book)
+        let ledger = try context.checkedLedger(book)
         let positions = ledger.positions.values.filter { $0.assetId == label.id && $0.isOpen }.sorted { $0.key < $1.key }
-        let quote = try context.priceBook(book).latest(label.id)
+        let quote = session.priceBook(book).latest(label.id)
         let registered = book.asset(id: label.id)
         if context.json {
             var fields: [(String, JSONValue)] = registered.map { AssetOptions.json($0, book: book) } ?? [
@@ -229,7 +231,7 @@ struct AssetEditCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let currency = try self.currency.map(AssetOptions.currency)
-        let (asset, book): (Asset, Book) = try context.store().update(now: context.now, names: context.names) { book in
+        let (asset, book): (Asset, Book) = try context.session().store.update(now: context.now, names: context.names) { book in
             guard let i = book.assets.firstIndex(where: { $0.id == code }) else { throw PortfolioError.assetNotFound(code) }
             var a = book.assets[i]
             let used = AssetOptions.usage(of: code, in: book)
@@ -271,8 +273,9 @@ struct AssetRemoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        _ = try context.loadSettings()
-        let removed: Int = try context.store().update(now: context.now, names: context.names) { book in
+        let session = try context.session()
+        _ = try session.loadSettings()
+        let removed: Int = try session.store.update(now: context.now, names: context.names) { book in
             guard book.asset(id: code) != nil else { throw PortfolioError.assetNotFound(code) }
             let used = AssetOptions.usage(of: code, in: book).transactions
             if used > 0 && !withTransactions { throw PortfolioError.assetInUse(id: code, count: used) }

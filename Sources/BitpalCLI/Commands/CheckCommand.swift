@@ -5,17 +5,8 @@ extension Context {
     /// The ledger of the stored history, leaving out (with one warning) the records that break a rule.
     /// Without `replaying`, only the record-by-record rules are checked (for listings) and the ledger is empty.
     @discardableResult
-    func checkedLedger(_ portfolio: Book, replaying: Bool = true) -> Ledger {
-        let checked = portfolio.checked(now: now, replaying: replaying)
-        if !checked.problems.isEmpty, let store = try? store() {
-            let lines = (try? store.transactionLines()) ?? []
-            let n = checked.problems.count
-            let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }.joined(separator: "; ")
-            warn("\(store.path) breaks \(n) rule\(n == 1 ? "" : "s") (\(first)\(n > 2 ? "; …" : "")); "
-                + (replaying ? "\(n == 1 ? "that record is" : "those records are") left out of this report: " : "")
-                + "run 'bitpal check'")
-        }
-        return checked.ledger
+    func checkedLedger(_ book: Book, replaying: Bool = true) throws -> Ledger {
+        try session().checkedLedger(book, replaying: replaying, names: names)
     }
 }
 
@@ -41,7 +32,8 @@ struct CheckCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let store = try context.store()
+        let session = try context.session()
+        let store = session.store
         var reports: [FileReport] = []
         var portfolioReport = FileReport(path: store.path, summary: "", problems: [])
         do throws(StoreError) {
@@ -65,11 +57,11 @@ struct CheckCommand: Command {
             portfolioReport.problems.append((Self.line(of: error), "unreadable", error.description))
         }
         reports.append(portfolioReport)
-        let cache = try context.priceCache()
+        let cache = session.priceCache
         reports.append(Self.readable(cache.path) {
             FileManager.default.fileExists(atPath: cache.path) ? "\(try cache.load().count) quotes" : nil
         })
-        let coins = try context.catalogCache()
+        let coins = session.catalogCache
         reports.append(Self.readable(coins.path) { try coins.load().map { "\($0.coins.count) coins" } })
 
         let total = reports.reduce(0) { $0 + $1.problems.count }

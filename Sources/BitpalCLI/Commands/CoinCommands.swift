@@ -18,7 +18,7 @@ struct CoinsSearchCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let results = context.catalog(includingCache: true).search(query, limit: limit)
+        let results = try context.session().catalog(includingCache: true).search(query, limit: limit)
         if context.json {
             context.printJSON(.array(results.map { c in
                 .object([("id", .string(c.id)), ("symbol", .string(c.symbol)), ("name", .string(c.name)),
@@ -53,7 +53,7 @@ struct CoinsUpdateCommand: Command {
         if context.offline {
             throw UsageError.conflict("'coins update' fetches the coin list, so it cannot run offline")
         }
-        let count = try context.updateCatalog(.explicit)
+        let count = try context.session().updateCatalog(.explicit)
         if context.json {
             context.printJSON(.object([("coins", .number(String(count)))]))
         } else {
@@ -78,9 +78,10 @@ struct WatchAddCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let resolved = try coins.map { try context.resolveCoin($0) }
+        let session = try context.session()
+        let resolved = try coins.map { try session.resolveCoin($0) }
         let now = context.now
-        let (added, skipped): ([Coin], [Coin]) = try context.store().update(now: now, names: context.names) { portfolio in
+        let (added, skipped): ([Coin], [Coin]) = try session.store.update(now: now, names: context.names) { portfolio in
             var seen = Set(portfolio.watchlist.map(\.coinId))
             var added: [Coin] = [], skipped: [Coin] = []
             for c in resolved {
@@ -118,8 +119,9 @@ struct WatchRemoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let resolved = try coins.map { try context.resolveCoin($0) }
-        try context.store().update(now: context.now, names: context.names) { portfolio in
+        let session = try context.session()
+        let resolved = try coins.map { try session.resolveCoin($0) }
+        try session.store.update(now: context.now, names: context.names) { portfolio in
             for c in resolved {
                 guard let i = portfolio.watchlist.firstIndex(where: { $0.coinId == c.id }) else {
                     throw PortfolioError.notWatched(coinId: c.id)
@@ -156,11 +158,11 @@ struct WatchListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let portfolio = try context.store().load()
-        var book = try context.priceBook(portfolio)
-        book = try PriceUpdater.refreshIfNeeded(context, coins: portfolio.watchlist.map(\.coinId), book: book)
+        let session = try context.session()
+        let portfolio = try session.store.load()
+        let book = try session.refreshIfNeeded(coins: portfolio.watchlist.map(\.coinId), book: session.priceBook(portfolio))
         struct Row { var entry: WatchEntry; var coin: Coin; var quote: Quote? }
-        var rows = portfolio.watchlist.map { Row(entry: $0, coin: context.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
+        var rows = portfolio.watchlist.map { Row(entry: $0, coin: session.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
         func byName(_ a: Row, _ b: Row) -> Bool { a.coin.name.lowercased() < b.coin.name.lowercased() }
         // Unpriced coins last whatever the order; a price without a 24h change comes before them.
         func ordered(by key: @escaping (Row) -> Decimal?) -> (Row, Row) -> Bool {

@@ -54,6 +54,7 @@ struct ImportCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
         let bytes: [UInt8]
         if source == "-" {
             bytes = try context.environment.readStandardInput()
@@ -87,7 +88,7 @@ struct ImportCommand: Command {
         // Resolve assets before taking the lock: this may fetch the coin list once. A registered
         // code (the store's) comes first, then a coin id or symbol. A whole-book export names every
         // asset by the id bitpal stored: those are kept as they are (no catalog, no network).
-        let book = try context.loadBook()
+        let book = try session.loadBook()
         let portfolio = try context.portfolio(in: book).name
         let registered = Set(book.assets.map(\.id) + document.assets.map(\.id))
         var assetIDs: [String: String] = [:]
@@ -98,7 +99,7 @@ struct ImportCommand: Command {
             } else if let code = Asset.code(text), registered.contains(code) {
                 assetIDs[text] = code
             } else {
-                do { assetIDs[text] = try context.resolveCoin(text).id } catch { assetErrors[text] = error }
+                do { assetIDs[text] = try session.resolveCoin(text).id } catch { assetErrors[text] = error }
             }
         }
         let resolve: (String) throws -> String = { text in
@@ -109,7 +110,7 @@ struct ImportCommand: Command {
         let zone = context.timeZone
         let outcome: ImportOutcome
         do {
-            outcome = try context.store().update(now: now, names: context.names) { book in
+            outcome = try session.store.update(now: now, names: context.names) { book in
                 let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now,
                                                           allowDuplicates: allowDuplicates, timeZone: zone, resolveAsset: resolve)
                 return (!dryRun && outcome.changesStore, outcome)
@@ -195,7 +196,7 @@ struct ExportCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.loadBook()
+        let book = try context.session().loadBook()
         var names: Set<String>?
         if all {
             if context.globals.portfolio != nil { throw UsageError.conflict("--all exports every portfolio; leave out --portfolio") }

@@ -32,9 +32,10 @@ struct PortfolioListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.loadBook()
-        let ledger = context.checkedLedger(book)
-        let prices = try context.priceBook(book)  // no network: a listing uses what is known
+        let session = try context.session()
+        let book = try session.loadBook()
+        let ledger = try context.checkedLedger(book)
+        let prices = session.priceBook(book)  // no network: a listing uses what is known
         let shown = book.portfolios.filter { all || $0.active }
         let values: [String: Exact36?] = Dictionary(uniqueKeysWithValues: shown.map { p in
             let h = Reports(ledger: ledger, prices: prices, now: context.now, portfolios: [p.name], asset: { AssetLabel.unknown($0) }).holdings()
@@ -80,7 +81,7 @@ struct PortfolioAddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let currency = try self.currency.map(AssetOptions.currency) ?? "USD"
         let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now)
-        let book: Book = try context.store().update(now: context.now, names: context.names) { book in
+        let book: Book = try context.session().store.update(now: context.now, names: context.names) { book in
             if book.portfolio(named: name) != nil { throw PortfolioError.portfolioExists(name) }
             book.portfolios.append(p)
             return (true, book)
@@ -122,7 +123,7 @@ struct PortfolioEditCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let (p, book): (Portfolio, Book) = try context.store().update(now: context.now, names: context.names) { book in
+        let (p, book): (Portfolio, Book) = try context.session().store.update(now: context.now, names: context.names) { book in
             guard let old = book.portfolio(named: name), let i = book.portfolios.firstIndex(of: old) else { throw PortfolioError.portfolioNotFound(name) }
             var p = old
             if let newName, newName != old.name {
@@ -159,7 +160,7 @@ struct PortfolioDefaultCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let chosen: String = try context.store().update(now: context.now, names: context.names) { book in
+        let chosen: String = try context.session().store.update(now: context.now, names: context.names) { book in
             guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
             book.defaultPortfolio = p.name
             return (true, p.name)
@@ -187,7 +188,7 @@ struct PortfolioRemoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed: String = try context.store().update(now: context.now, names: context.names) { book in
+        let removed: String = try context.session().store.update(now: context.now, names: context.names) { book in
             guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
             if book.portfolios.count == 1 { throw PortfolioError.lastPortfolio(p.name) }
             if book.defaultPortfolio == p.name { throw PortfolioError.defaultPortfolioRemoval(p.name) }

@@ -1,44 +1,6 @@
 import Foundation
 import PortfolioCore
 
-/// Fetching prices: the one place that talks to the price service for quotes.
-enum PriceUpdater {
-    /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
-    static func fetch(_ context: Context, coins: [String], purpose: Context.NetworkPurpose) throws -> FetchedPrices {
-        let fetched = try context.withPriceService(purpose) { client throws(PriceError) in
-            try client.prices(for: coins, now: context.now)
-        }
-        if !fetched.quotes.isEmpty, let broken = try context.priceCache().append(fetched.quotes) {
-            context.warn("\(broken); it was moved aside to \((broken.path as NSString).lastPathComponent).unreadable and a new price cache started")
-        }
-        return fetched
-    }
-
-    /// Refreshes when any needed coin's newest quote is over 60 s old, within the short budget;
-    /// on failure (or after one in the last few minutes) warns and keeps the cache.
-    /// Throws only for a bad `BITPAL_HTTP_TIMEOUT` (checked whenever online).
-    static func refreshIfNeeded(_ context: Context, coins: [String], book: PriceBook) throws -> PriceBook {
-        guard !context.offline else { return book }
-        _ = try context.httpTimeout()
-        let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: context.now)
-        guard !stale.isEmpty else { return book }
-        if let failure = context.rememberedNetworkFailure() {
-            context.warn("could not refresh prices (\(failure)); \(book.isEmpty ? "no prices are known yet" : "showing the last known prices")")
-            return book
-        }
-        do {
-            var updated = book
-            let fetched = try fetch(context, coins: stale, purpose: .automatic)
-            for w in fetched.warnings { context.warn(w) }
-            updated.add(fetched.quotes)
-            return updated
-        } catch {
-            context.warn("could not refresh prices (\(error)); showing the last known prices")
-            return book
-        }
-    }
-}
-
 struct PriceSetCommand: Command {
     static let spec = CommandSpec(
         name: "price set", summary: "Record a manual price (a registered asset, offline use, a coin the service lacks)",
@@ -61,14 +23,15 @@ struct PriceSetCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.loadSettings()
-        let coin = try context.resolveAsset(self.coin, in: book)
+        let session = try context.session()
+        let book = try session.loadSettings()
+        let coin = try session.resolveAsset(self.coin, in: book)
         if price <= 0 { throw PortfolioError.priceNotPositive }
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         if when > context.now { throw CommandFailure("Price date cannot be in the future") }
         let currency = try TransactionOptions.currency(currency, asset: coin, book: book, portfolio: try context.portfolio(in: book))
         let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual, currency: currency)
-        try context.store().update(now: context.now, names: context.names) { portfolio in
+        try session.store.update(now: context.now, names: context.names) { portfolio in
             portfolio.manualPrices.append(quote)
             return (true, ())
         }
@@ -112,8 +75,9 @@ struct PriceListCommand: Command {
     init(parsing a: inout ArgumentList) throws {}
 
     func run(_ context: Context) throws -> ExitCode {
-        let portfolio = try context.store().load()
-        let quotes = try context.priceBook(portfolio).latestQuotes
+        let session = try context.session()
+        let portfolio = try session.store.load()
+        let quotes = session.priceBook(portfolio).latestQuotes
         if quotes.isEmpty && !context.json {
             context.out("No prices yet. Fetch them with 'bitpal price refresh' or set one with 'bitpal price set COIN PRICE'.\n")
             return .success
@@ -135,9 +99,10 @@ struct PriceHistoryCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let coin = try context.resolveCoin(self.coin)
-        let portfolio = try context.store().load()
-        let quotes = try context.priceBook(portfolio, history: true).history(coin.id)
+        let session = try context.session()
+        let coin = try session.resolveCoin(self.coin)
+        let portfolio = try session.store.load()
+        let quotes = session.priceBook(portfolio, history: true).history(coin.id)
         if quotes.isEmpty && !context.json {
             context.out("No prices recorded for \(context.coinLabel(coin.id)) yet.\n")
             return .success
@@ -171,9 +136,10 @@ struct PriceRefreshCommand: Command {
         if context.offline {
             throw UsageError.conflict("'price refresh' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
-        _ = try context.httpTimeout()
-        let portfolio = try context.loadBook()
-        let ledger = context.checkedLedger(portfolio)  // a store that breaks a rule still gets its prices
+        let session = try context.session()
+        _ = try session.networkSettings()
+        let portfolio = try session.loadBook()
+        let ledger = try context.checkedLedger(portfolio)  // a store that breaks a rule still gets its prices
         // Coins only: registered assets are priced by hand and never fetched.
         let held = ledger.openPositions.map(\.assetId).filter { !Asset.isRegisteredID($0) }
         let coins = Array(Set(held + portfolio.watchlist.map(\.coinId))).sorted()
@@ -185,7 +151,7 @@ struct PriceRefreshCommand: Command {
             }
             return .success
         }
-        let fetched = try PriceUpdater.fetch(context, coins: coins, purpose: .explicit)
+        let fetched = try session.fetchPrices(coins, purpose: .explicit)
         if !quiet { for w in fetched.warnings { context.warn(w) } }
         if context.json {
             context.printJSON(.object([

@@ -6,16 +6,9 @@ extension Context {
     /// loads the store, replays every portfolio, and (with `refresh`) fetches prices first when a
     /// held coin's newest quote is over 60 s old, unless offline. Registered assets are never fetched.
     func reports(refresh: Bool, all: Bool) throws -> Reports {
-        let book = try loadBook()
-        let selected = try selection(in: book, all: all)
-        let ledger = checkedLedger(book)
-        var prices = try priceBook(book)
-        if refresh {
-            let coins = ledger.openPositions.filter { selected.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }.map(\.assetId)
-            prices = try PriceUpdater.refreshIfNeeded(self, coins: Array(Set(coins)), book: prices)
-        }
-        return Reports(ledger: ledger, prices: prices, now: now, portfolios: selected,
-                       asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
+        let session = try session()
+        let book = try session.loadBook()
+        return try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, names: names)
     }
 }
 

@@ -58,7 +58,7 @@ enum TransactionOptions {
             s = "split \(label(t.assetId)) \(splitRatio(t))"
         }
         s += ", on \(Human.whenLabelled(t.date, in: zone))"
-        if context.portfolioCount > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
+        if ((try? context.session())?.portfolioCount ?? 1) > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
         if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
         return s
     }
@@ -179,16 +179,17 @@ struct AddCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
         let now = context.now
-        let store = try context.store()
-        let book = try context.loadSettings()
+        let store = session.store
+        let book = try session.loadSettings()
         let portfolio = try context.portfolio(in: book)
         let when = try date?.start(in: context.timeZone, now: now) ?? now
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         let fee = try feeText.map { try ArgumentList.fixed($0, field: "Fee") }
         var legs: [Transaction]
         if let type = TransactionType(rawValue: kind) {
-            let asset = try context.resolveAsset(arguments[0], in: book)
+            let asset = try session.resolveAsset(arguments[0], in: book)
             let rule = KindRule.of(type)
             var t = Transaction(portfolio: portfolio.name, type: type, assetId: asset.id, amount: .zero, price: nil, fee: nil,
                                 currency: nil, date: when, notes: notes)
@@ -234,8 +235,8 @@ struct AddCommand: Command {
 
     /// A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
     private func swapLegs(book: Book, portfolio: Portfolio, context: Context, date: Date, notes: String?, fee: Fixed18?) throws -> [Transaction] {
-        let from = try context.resolveAsset(arguments[0], in: book)
-        let to = try context.resolveAsset(arguments[2], in: book)
+        let from = try context.session().resolveAsset(arguments[0], in: book)
+        let to = try context.session().resolveAsset(arguments[2], in: book)
         if from.id == to.id { throw CommandFailure("A swap needs two different assets (both are \(context.coinLabel(from.id)))") }
         let fromAmount = try ArgumentList.fixed(arguments[1], field: "Amount")
         let toAmount = try ArgumentList.fixed(arguments[3], field: "Amount")
@@ -286,15 +287,16 @@ struct ListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
         let since = self.since.flatMap { $0.filterBound(in: context.timeZone, now: context.now, lower: true) }
         let until = self.until.flatMap { $0.filterBound(in: context.timeZone, now: context.now, lower: false) }
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
-        let book = try context.loadBook()
+        let book = try session.loadBook()
         let selected = try context.selection(in: book, all: all)
-        let assetId = try asset.map { try context.resolveAsset($0, in: book).id }
-        context.checkedLedger(book, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
+        let assetId = try asset.map { try session.resolveAsset($0, in: book).id }
+        try context.checkedLedger(book, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
         // Linked legs form one line (a swap or a move), keyed by their link.
         var groups: [UUID: [Transaction]] = [:]
         for t in book.transactions { if let link = t.linkedId { groups[link, default: []].append(t) } }
@@ -431,11 +433,12 @@ struct EditCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
         let now = context.now
-        let book = try context.loadSettings()
-        let newAsset = try asset.map { try context.resolveAsset($0, in: book) }
+        let book = try session.loadSettings()
+        let newAsset = try asset.map { try session.resolveAsset($0, in: book) }
         let newDate = try date?.start(in: context.timeZone, now: now)
-        let store = try context.store()
+        let store = session.store
         let edited: [Transaction] = try store.update(now: now, names: context.names) { book in
             let index = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
             let legs = book.legs(of: index)
@@ -499,8 +502,9 @@ struct DeleteCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let store = try context.store()
-        _ = try context.loadSettings()
+        let session = try context.session()
+        let store = session.store
+        _ = try session.loadSettings()
         let removed: [[Transaction]] = try store.update(now: context.now, names: context.names) { book in
             var indices: [Int] = []
             var groups: [[Transaction]] = []
@@ -559,18 +563,19 @@ struct MoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
         let now = context.now
-        let book = try context.loadSettings()
+        let book = try session.loadSettings()
         let source = try from.map { try Context.portfolio(named: $0, in: book, option: "--from") } ?? context.portfolio(in: book)
         let target = try Context.portfolio(named: to, in: book, option: "--to")
         if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
-        let asset = try context.resolveAsset(self.asset, in: book)
+        let asset = try session.resolveAsset(self.asset, in: book)
         if amount.units == 0 { throw PortfolioError.amountNotPositive }
         let when = try date?.start(in: context.timeZone, now: now) ?? now
         if when > now { throw PortfolioError.futureDate }
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         let legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
-        try context.store().update(now: now, names: context.names) { book in
+        try session.store.update(now: now, names: context.names) { book in
             book.add(legs)
             return (true, ())
         }

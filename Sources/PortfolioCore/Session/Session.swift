@@ -1,0 +1,383 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a command talks to the price service, which sets its time budget.
+public enum NetworkPurpose: Sendable {
+    /// A report's refresh, or a coin-list refresh while resolving a coin: about 3 s.
+    case automatic
+    /// A command run for the network's sake (`price refresh`, `coins update`): 30 s.
+    case explicit
+}
+
+/// How to reach the price service. The front end reads it from its environment only when a command
+/// first needs the network, so a bad setting fails only the commands that would use it.
+public struct NetworkSettings: Sendable {
+    public var config: PriceServiceConfig
+    /// Keys to redact from every message.
+    public var secrets: [String]
+    /// A budget in seconds that replaces the purpose's own (`BITPAL_HTTP_TIMEOUT`).
+    public var timeoutOverride: Int?
+
+    public init(config: PriceServiceConfig, secrets: [String], timeoutOverride: Int? = nil) {
+        self.config = config
+        self.secrets = secrets
+        self.timeoutOverride = timeoutOverride
+    }
+}
+
+/// What the outside world gives a session: the data folder, the time, the network and the waits.
+/// Tests pass a temporary folder, a fixed time, a fake transport and a clock they control.
+public struct SessionEnvironment {
+    public var directory: String
+    /// The moment the command started; every check of one run uses this one reading.
+    public var now: Date
+    /// Never touch the network (cached and manual prices only).
+    public var offline: Bool
+    public var transport: any HTTPTransport
+    /// A monotonic clock in seconds, for network budgets.
+    public var clock: @Sendable () -> TimeInterval
+    /// Waits between retries.
+    public var sleep: @Sendable (TimeInterval) -> Void
+    /// Called at the first network use; may throw to refuse a bad setting.
+    public var network: () throws -> NetworkSettings
+
+    public init(directory: String, now: Date, offline: Bool, transport: any HTTPTransport,
+                clock: @escaping @Sendable () -> TimeInterval = NetworkBudget.monotonicNow,
+                sleep: @escaping @Sendable (TimeInterval) -> Void = { _ in },
+                network: @escaping () throws -> NetworkSettings) {
+        self.directory = directory
+        self.now = now
+        self.offline = offline
+        self.transport = transport
+        self.clock = clock
+        self.sleep = sleep
+        self.network = network
+    }
+}
+
+/// Something a session went on after, for the front end to word: every case is a warning.
+public enum SessionNotice {
+    /// The cached coin list could not be read; the built-in coins are used.
+    case catalogCacheUnreadable(StoreError)
+    /// The coin list was not refreshed: a recent failure, or this error.
+    case catalogNotRefreshed(NetworkFailure?, Error?)
+    /// Prices were not refreshed after a failure of the last minutes; `known` says whether any are.
+    case pricesNotRefreshedRecently(NetworkFailure, known: Bool)
+    /// Refreshing prices failed; the last known ones are shown.
+    case pricesNotRefreshed(Error)
+    /// A warning of the price service's reply (an unusable number, say).
+    case service(String)
+    /// The price cache could not be appended to and was moved aside.
+    case priceCacheMovedAside(StoreError)
+    /// The price cache could not be read; only manual prices are used.
+    case priceCacheUnreadable(StoreError)
+    /// The store breaks rules; with `leftOut` the records were left out of the replay.
+    case storeBreaksRules(path: String, problems: [String], count: Int, leftOut: Bool)
+}
+
+/// A network failure remembered for a few minutes (`.network-failure` in the data folder).
+public struct NetworkFailure: Equatable, Sendable {
+    public var at: Date
+    /// Already redacted and on one line; may be empty.
+    public var reason: String
+    /// When automatic refreshes are tried again.
+    public var retryAfter: Date
+}
+
+/// One run of bitpal against one data folder: the store, the price cache, the coin list and the
+/// price service, and the names of what they hold. The front end parses arguments and renders;
+/// everything that reads, fetches, resolves or replays is here.
+public final class Session {
+    public let directory: String
+    public let now: Date
+    public let offline: Bool
+    private let environment: SessionEnvironment
+    /// Receives every warning; the front end words it.
+    public var notify: (SessionNotice) -> Void
+
+    public init(_ environment: SessionEnvironment, notify: @escaping (SessionNotice) -> Void = { _ in }) {
+        self.environment = environment
+        self.directory = environment.directory
+        self.now = environment.now
+        self.offline = environment.offline
+        self.notify = notify
+    }
+
+    public var store: PortfolioStore { PortfolioStore(directory: directory) }
+    public var priceCache: PriceCache { PriceCache(directory: directory) }
+    public var catalogCache: CatalogCache { CatalogCache(directory: directory) }
+
+    // MARK: The book
+
+    /// Registered assets of the book last read (for naming them).
+    public private(set) var registeredAssets: [String: Asset] = [:]
+    /// How many portfolios the book last read has (messages name the portfolio when there are several).
+    public private(set) var portfolioCount = 1
+
+    /// Reads the whole store and remembers what names need of it.
+    public func loadBook() throws -> Book {
+        let book = try store.load()
+        remember(book)
+        return book
+    }
+
+    /// The portfolios and registered assets only, for commands that resolve arguments and then
+    /// write through the store (which reads the whole book under its lock).
+    public func loadSettings() throws -> Book {
+        let book = try store.loadSettings()
+        remember(book)
+        return book
+    }
+
+    /// Keeps the registered assets and the portfolio count for naming things.
+    public func remember(_ book: Book) {
+        registeredAssets = Dictionary(book.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        portfolioCount = book.portfolios.count
+    }
+
+    /// The replay of `book`; records that break a rule are left out (with `replaying`) and the
+    /// problems reported as a notice. `names` words them.
+    public func checkedLedger(_ book: Book, replaying: Bool = true, names: MessageNames) -> Ledger {
+        let checked = book.checked(now: now, replaying: replaying)
+        if !checked.problems.isEmpty {
+            let lines = (try? store.transactionLines()) ?? []
+            let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }
+            notify(.storeBreaksRules(path: store.path, problems: first, count: checked.problems.count, leftOut: replaying))
+        }
+        return checked.ledger
+    }
+
+    /// The reports of `portfolios` with fresh-enough prices: replays every portfolio and (with
+    /// `refresh`) fetches prices first when a held coin's newest quote is over 60 s old, unless
+    /// offline. Registered assets are never fetched.
+    public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, names: MessageNames) throws -> Reports {
+        let ledger = checkedLedger(book, names: names)
+        var prices = priceBook(book)
+        if refresh {
+            let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
+                .map(\.assetId)
+            prices = try refreshIfNeeded(coins: coins, book: prices)
+        }
+        return Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios,
+                       asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
+    }
+
+    // MARK: Names
+
+    /// How reports and messages name an asset: a registered asset by its code and name, a coin by the catalog.
+    public func assetLabel(_ id: String) -> AssetLabel {
+        if let a = registeredAssets[id] { return AssetLabel(asset: a) }
+        if Asset.isRegisteredID(id) { return AssetLabel.unknown(id) }
+        let c = coin(id: id)
+        return c.name == c.id && c.symbol == c.id ? AssetLabel.unknown(id) : AssetLabel(coin: c)
+    }
+
+    /// A `@Sendable` lookup for reports over `ids`.
+    public func assetLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> AssetLabel {
+        var table: [String: AssetLabel] = [:]
+        for id in ids where table[id] == nil { table[id] = assetLabel(id) }
+        let frozen = table
+        return { id in frozen[id] ?? AssetLabel.unknown(id) }
+    }
+
+    /// What the user typed as an ASSET: a registered code (any case) first, then a coin id or symbol.
+    public func resolveAsset(_ query: String, in book: Book) throws -> AssetLabel {
+        if let code = Asset.code(query), let a = book.asset(id: code) { return AssetLabel(asset: a) }
+        return AssetLabel(coin: try resolveCoin(query))
+    }
+
+    // MARK: Coins
+
+    private var loadedCatalog: CoinCatalog?
+    private var cacheLoaded = false
+    /// One coin-list refresh per run at most, even when many coins are unknown (or the service is down).
+    private var catalogRefreshTried = false
+
+    /// The built-in coins, plus the cached full list once it has been needed.
+    public func catalog(includingCache: Bool = false) -> CoinCatalog {
+        var catalog = loadedCatalog ?? CoinCatalog()
+        if includingCache && !cacheLoaded {
+            cacheLoaded = true
+            do {
+                if let loaded = try catalogCache.load() { catalog.add(loaded.coins) }
+            } catch {
+                notify(.catalogCacheUnreadable(error))
+            }
+        }
+        loadedCatalog = catalog
+        return catalog
+    }
+
+    /// The coin for a stored id: catalog entry, else a stand-in named by its id.
+    public func coin(id: String) -> Coin {
+        if let c = catalog().coin(id: id) { return c }
+        return catalog(includingCache: true).coin(id: id) ?? Coin.unknown(id)
+    }
+
+    /// Resolves what the user typed to a coin.
+    ///
+    /// A close match in the local catalog (built-in coins and the cached list) is answered at once
+    /// with "did you mean", never after a network wait. Only when nothing known is close, and the
+    /// cached list is missing or older than 7 days, is the list fetched (once per run, within the
+    /// reports' short budget, not after a recent network failure).
+    public func resolveCoin(_ query: String) throws -> Coin {
+        if let c = catalog().resolve(query) { return c }
+        if let c = catalog(includingCache: true).resolve(query) { return c }
+        let near = catalog().suggestions(for: query)
+        if near.isEmpty && !offline && !catalogRefreshTried {
+            catalogRefreshTried = true
+            if let failure = rememberedNetworkFailure() {
+                notify(.catalogNotRefreshed(failure, nil))
+            } else {
+                do {
+                    if try refreshCatalogIfOld(), let c = catalog().resolve(query) { return c }
+                } catch let error as PriceError {
+                    notify(.catalogNotRefreshed(nil, error))
+                } catch let error as StoreError {
+                    notify(.catalogNotRefreshed(nil, error))
+                }
+            }
+        }
+        throw PortfolioError.coinNotFound(query: query, suggestions: near.isEmpty ? catalog().suggestions(for: query) : near)
+    }
+
+    /// Fetches the full coin list when the cache is missing or older than 7 days (with the
+    /// reports' short budget); true when it did.
+    @discardableResult
+    public func refreshCatalogIfOld() throws -> Bool {
+        if let loaded = try? catalogCache.load(), now.timeIntervalSince(loaded.fetchedAt) < CatalogCache.maxAge { return false }
+        try updateCatalog(.automatic)
+        return true
+    }
+
+    /// Fetches the full coin list into the cache; the number of coins.
+    @discardableResult
+    public func updateCatalog(_ purpose: NetworkPurpose) throws -> Int {
+        let coins = try withPriceService(purpose) { client throws(PriceError) in try client.coinList() }
+        try catalogCache.save(coins, fetchedAt: now)
+        var catalog = CoinCatalog()
+        catalog.add(coins)
+        loadedCatalog = catalog
+        cacheLoaded = true
+        return coins.count
+    }
+
+    // MARK: The price service
+
+    public static let automaticBudgetSeconds = 3
+    public static let explicitBudgetSeconds = 30
+    /// After a failure, automatic refreshes are skipped this long (reports use the cache at once).
+    public static let failureMemorySeconds: TimeInterval = 300
+
+    /// The budget of this run, fixed at its first network use and shared by every request after it.
+    private var networkBudget: NetworkBudget?
+    private var settings: NetworkSettings?
+
+    /// The network settings, read (and checked) once; throws `PriceError.offline` when offline.
+    public func networkSettings() throws -> NetworkSettings {
+        if offline { throw PriceError.offline }
+        if let settings { return settings }
+        let read = try environment.network()
+        settings = read
+        return read
+    }
+
+    /// A client under this run's one budget.
+    public func priceClient(_ purpose: NetworkPurpose) throws -> CoinGeckoClient {
+        let settings = try networkSettings()
+        let budget = networkBudget ?? NetworkBudget(
+            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
+            clock: environment.clock)
+        networkBudget = budget
+        return CoinGeckoClient(config: settings.config, transport: environment.transport, budget: budget,
+                               secrets: settings.secrets, sleep: environment.sleep)
+    }
+
+    /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
+    public func withPriceService<T>(_ purpose: NetworkPurpose, _ body: (CoinGeckoClient) throws(PriceError) -> T) throws -> T {
+        let client = try priceClient(purpose)
+        do {
+            let result = try body(client)
+            forgetNetworkFailure()
+            return result
+        } catch {
+            rememberNetworkFailure(error, secrets: client.secrets)
+            throw error
+        }
+    }
+
+    private var networkFailurePath: String { directory + "/.network-failure" }
+
+    /// A failure of the last few minutes; `nil` when there is none.
+    public func rememberedNetworkFailure() -> NetworkFailure? {
+        guard let bytes = try? FileSystem.read(networkFailurePath) else { return nil }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = lines.first, let at = ISODate.parseTimestamp(utf8: first) else { return nil }
+        let age = now.timeIntervalSince(at)
+        guard age >= 0, age < Self.failureMemorySeconds else { return nil }
+        let reason = lines.count > 1 ? String(decoding: lines[1], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        return NetworkFailure(at: at, reason: String(reason.prefix(300)), retryAfter: at.addingTimeInterval(Self.failureMemorySeconds))
+    }
+
+    /// Writes `.network-failure` (the time, then the redacted reason). Best effort.
+    private func rememberNetworkFailure(_ error: PriceError, secrets: [String]) {
+        guard error != .offline else { return }
+        let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, secrets).replacingOccurrences(of: "\n", with: " ") + "\n"
+        try? FileSystem.ensureDirectory(directory)
+        try? FileSystem.writeAtomically(Array(text.utf8), to: networkFailurePath)
+    }
+
+    private func forgetNetworkFailure() { unlink(networkFailurePath) }
+
+    // MARK: Prices
+
+    /// Manual and cached quotes together: the newest of each asset, or with `history` every one.
+    ///
+    /// An unreadable price cache holds nothing the user typed: reports go on with the manual
+    /// prices and a notice (the next refresh moves the file aside and starts afresh).
+    public func priceBook(_ book: Book, history: Bool = false) -> PriceBook {
+        do {
+            return PriceBook(manual: book.manualPrices, fetched: history ? try priceCache.load() : try priceCache.loadLatest())
+        } catch {
+            notify(.priceCacheUnreadable(error))
+            return PriceBook(manual: book.manualPrices, fetched: [])
+        }
+    }
+
+    /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
+    public func fetchPrices(_ coins: [String], purpose: NetworkPurpose) throws -> FetchedPrices {
+        let fetched = try withPriceService(purpose) { client throws(PriceError) in try client.prices(for: coins, now: now) }
+        if !fetched.quotes.isEmpty, let broken = try priceCache.append(fetched.quotes) {
+            notify(.priceCacheMovedAside(broken))
+        }
+        return fetched
+    }
+
+    /// Refreshes when any of `coins` has a newest quote over 60 s old, within the short budget; on
+    /// failure (or after one in the last few minutes) reports a notice and keeps the cache.
+    /// Throws only for bad network settings (checked whenever online).
+    public func refreshIfNeeded(coins: [String], book: PriceBook) throws -> PriceBook {
+        guard !offline else { return book }
+        _ = try networkSettings()
+        let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: now)
+        guard !stale.isEmpty else { return book }
+        if let failure = rememberedNetworkFailure() {
+            notify(.pricesNotRefreshedRecently(failure, known: !book.isEmpty))
+            return book
+        }
+        do {
+            var updated = book
+            let fetched = try fetchPrices(stale, purpose: .automatic)
+            for w in fetched.warnings { notify(.service(w)) }
+            updated.add(fetched.quotes)
+            return updated
+        } catch let error as PriceError {
+            notify(.pricesNotRefreshed(error))
+        } catch let error as StoreError {
+            notify(.pricesNotRefreshed(error))
+        }
+        return book
+    }
+}
