@@ -98,8 +98,8 @@ import Testing
         #expect(closed.count == 1)
         let c = try #require(closed.first?.position)
         #expect(c.portfolio == "main" && c.assetId == "ethereum")
-        #expect(DecimalFormatting.exact(c.totalQuantity) == "3.01")
-        #expect(DecimalFormatting.price(c.avgCostPrice) == "1176.07973422")
+        #expect(c.totalQuantity.map(DecimalFormatting.exact) == "3.01")
+        #expect(c.avgCostPrice.map(DecimalFormatting.price) == "1176.07973422")
         #expect(DecimalFormatting.price(try #require(c.avgSellPrice)) == "3000")
         #expect(DecimalFormatting.money(c.totalCost) == "3037.50")
         #expect(DecimalFormatting.money(c.realizedPnL) == "4447.50")
@@ -405,8 +405,8 @@ import Testing
         #expect(c.realizedPnLPercentage == nil)
         #expect(c.totalCost == .zero)
         #expect(c.avgSellPrice == nil)
-        #expect(DecimalFormatting.exact(c.totalQuantity) == "2")
-        #expect(DecimalFormatting.price(c.avgCostPrice) == "1005")
+        #expect(c.totalQuantity.map(DecimalFormatting.exact) == "2")
+        #expect(c.avgCostPrice.map(DecimalFormatting.price) == "1005")
         #expect(c.closedDate == day("2024-02-01"))
 
         // Reports: the target holds it; the summary sees no gain and no closed cost.
@@ -497,5 +497,34 @@ import Testing
         var book = Book()
         let ledger = try add(record(.buy, "bitcoin", "3", total: "541.20", fee: "0.8", on: "2024-01-01"), to: &book)
         #expect(ledger.positions[key("bitcoin")]?.costBasis == Exact36(fixed("542")))
+    }
+}
+
+/// The closed-positions statistics of a cycle (units acquired and sold, their money) are no
+/// reason to refuse a record: a sum too large to keep becomes "too large to show".
+@Suite struct CycleStatisticsTests {
+    @Test func splitsThatOutgrowTheStatisticsAreStillAccepted() throws {
+        // About 10^20 units bought and all but 10^-18 sold: the cycle has acquired about 10^20.
+        var history = [
+            record(.buy, "ACME", "99999999999999999999", price: "1", on: "2024-01-01"),
+            record(.sell, "ACME", "99999999999999999998.999999999999999999", price: "1", on: "2024-01-02"),
+        ]
+        // Three 2:1 splits: the holding is 8 × 10^-18, the cycle's acquired units would be about
+        // 8 × 10^20, more than is kept exactly.
+        for d in 3...5 { history.append(record(.split, "ACME", "2", price: "1", on: "2024-01-0\(d)")) }
+        var ledger = try Ledger.replay(history)
+        let open = try #require(ledger.positions[key("ACME")])
+        #expect(open.lots.quantity == fixed("0.000000000000000008"))
+        #expect(open.cycleAcquired == nil)
+        #expect(open.cycleSold == nil)
+
+        history.append(record(.sell, "ACME", "0.000000000000000008", price: "1", on: "2024-01-06"))
+        ledger = try Ledger.replay(history)
+        let closed = try #require(ledger.closed.first)
+        #expect(closed.totalQuantity == nil)
+        #expect(closed.avgCostPrice == nil)
+        #expect(closed.avgSellPrice == nil)
+        // The books themselves stay exact.
+        #expect(closed.totalCost == Exact36(fixed("99999999999999999999")))
     }
 }

@@ -329,3 +329,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: Self.backupPath(store)))
     }
 }
+
+/// A swap or a move in a hand-edited store stands or falls whole.
+@Suite struct LinkedLegsCheckTests {
+    @Test func aSwapWhoseSellOversellsLeavesOutItsBuyToo() {
+        var history = [record(.buy, "ethereum", "1", price: "2000", on: "2024-01-01")]
+        history += swapLegs("ethereum", "2", "bitcoin", "0.1", value: "4000", on: "2024-02-01")
+        let checked = Book(transactions: history).checked(now: day("2024-06-01"))
+        #expect(checked.problems.map(\.rule) == [.oversell, .partnerLeftOut])
+        #expect(checked.problems.map(\.index) == [1, 2])
+        #expect(checked.ledger.positions[key("bitcoin")] == nil)
+        #expect(checked.ledger.positions[key("ethereum")]?.quantity == 1)
+    }
+
+    @Test func aMoveWhoseTransferOutBreaksARuleLeavesOutItsTransferIn() {
+        var book = Book(transactions: [record(.buy, "ethereum", "1", price: "2000", on: "2024-01-01")])
+        book.portfolios.append(Portfolio(name: "cold"))
+        var legs = moveLegs("ethereum", "0.5", from: "main", to: "cold", on: "2024-02-01")
+        legs[0].date = day("2030-01-01")  // a hand edit: the transfer-out is in the future
+        book.transactions += legs
+        let checked = book.checked(now: day("2024-06-01"))
+        #expect(checked.problems.map(\.rule) == [.futureDate, .partnerLeftOut])
+        #expect(checked.ledger.positions[key("ethereum", in: "cold")] == nil)
+        #expect(checked.ledger.positions[key("ethereum")]?.quantity == 1)
+    }
+}

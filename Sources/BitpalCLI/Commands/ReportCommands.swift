@@ -136,7 +136,7 @@ struct ClosedCommand: Command {
             let p = l.position
             table.add((all ? [.init(TextEscaping.escaped(p.portfolio))] : []) + [
                 .init(TextEscaping.escaped(l.asset.symbol.uppercased())), .init(TextEscaping.escaped(l.asset.name)),
-                .init(l.asset.type.rawValue), .init(Human.quantity(p.totalQuantity)), .init(Human.price(p.avgCostPrice)),
+                .init(l.asset.type.rawValue), .init(p.totalQuantity.map(Human.quantity) ?? "—"), .init(p.avgCostPrice.map(Human.price) ?? "—"),
                 .init(p.avgSellPrice.map(Human.price) ?? "—"), .init(Human.money(p.totalCost)),
                 .init(Human.signedMoney(p.realizedPnL), paint: { style.pnl($0, p.realizedPnL) }),
                 .init(Human.percent(p.realizedPnLPercentage), paint: { style.pnl($0, p.realizedPnLPercentage) }),

@@ -66,7 +66,7 @@ enum ReportJSON {
                 ("name", .string(l.asset.name)),
                 ("type", .string(l.asset.type.rawValue)),
                 ("portfolio", .string(p.portfolio)),
-                ("totalQuantity", .string(F.exact(p.totalQuantity))),
+                ("totalQuantity", p.totalQuantity.map { .string(F.exact($0)) } ?? .null),
                 ("totalCost", money(p.totalCost)),
                 ("avgCostPrice", price(p.avgCostPrice)),
                 ("avgSellPrice", price(p.avgSellPrice)),

@@ -20,6 +20,7 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case oversell = "takes more than held"
         case unlinked = "move leg without its transfer-out"
         case tooLarge = "too large to compute"
+        case partnerLeftOut = "linked leg left out"
     }
 
     public var rule: Rule
@@ -52,6 +53,7 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .priceMissing: "it has no price"
         case .taxAboveGross: "its tax withheld is larger than its gross amount"
         case .futureDate: "its date is in the future"
+        case .partnerLeftOut: "the other leg of its swap or move breaks a rule, so it is left out too"
         case .unknownPortfolio, .unknownAsset, .currencyMismatch: error?.description(names: names) ?? rule.rawValue
         case .oversell, .tooLarge, .unlinked:
             if case let .insufficientQuantity(s)? = error {
@@ -124,11 +126,15 @@ extension Book {
             }
         }
         guard replaying else { return CheckedHistory(ledger: Ledger(), problems: problems) }
-        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded)
+        // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
+        // (a duplicated record does not: its first copy is kept).
+        let broken = Set(problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
+        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken)
         for (i, error) in failures {
             let rule: StoreProblem.Rule = switch error {
-            case .insufficientQuantity: .oversell
-            case .unlinkedTransferIn: .unlinked
+            case nil: .partnerLeftOut
+            case .insufficientQuantity?: .oversell
+            case .unlinkedTransferIn?: .unlinked
             default: .tooLarge
             }
             problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
@@ -186,12 +192,27 @@ extension Ledger {
     /// Replays `transactions` (but those at `leavingOut`) in date order, going on past a record
     /// that cannot apply (a sell of more than is held, a total too large): such records are
     /// left out and returned with their error.
-    public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [])
-        -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError)]) {
+    ///
+    /// A record linked to a leg that is left out (`brokenLinks`, or a leg failing here) is left out
+    /// too, with no error of its own.
+    public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [],
+                                       brokenLinks: Set<UUID> = [])
+        -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
         var ledger = Ledger()
-        var failures: [(index: Int, error: PortfolioError)] = []
+        var failures: [(index: Int, error: PortfolioError?)] = []
+        var brokenLinks = brokenLinks
         for i in chronologicalIndices(transactions) where !excluded.contains(i) {
-            do { try ledger.apply(transactions[i]) } catch { failures.append((i, error)) }
+            let link = transactions[i].linkedId
+            if let link, brokenLinks.contains(link) {
+                failures.append((i, nil))
+                continue
+            }
+            do {
+                try ledger.apply(transactions[i])
+            } catch {
+                failures.append((i, error))
+                if let link { brokenLinks.insert(link) }
+            }
         }
         return (ledger, failures)
     }

@@ -22,11 +22,15 @@ public struct Position: Sendable {
     public let key: PositionKey
     public var lots = AverageCostLots()
     /// Units acquired in the cycle (split-adjusted) and what they cost.
-    public var cycleAcquired: Fixed18 = .zero
-    public var cycleAcquisitionCost: Exact36 = .zero
+    ///
+    /// These four are statistics of the closed-positions report, not the books: no record may be
+    /// refused for them. A sum that no longer fits (a long cycle of huge trades, many splits)
+    /// becomes `nil`, "too large to show", instead of throwing.
+    public var cycleAcquired: Fixed18? = .zero
+    public var cycleAcquisitionCost: Exact36? = .zero
     /// Units sold in the cycle (split-adjusted) and their proceeds before fees.
-    public var cycleSold: Fixed18 = .zero
-    public var cycleSoldGross: Exact36 = .zero
+    public var cycleSold: Fixed18? = .zero
+    public var cycleSoldGross: Exact36? = .zero
     /// Basis realized in the cycle (sales, transfer-out fees, losses) and the gain on it.
     public var cycleRealizedBasis: Exact36 = .zero
     public var cycleRealized: Exact36 = .zero
@@ -48,12 +52,12 @@ public struct Position: Sendable {
 public struct ClosedPosition: Sendable, Equatable {
     public var portfolio: String
     public var assetId: String
-    /// Units acquired in the cycle (split-adjusted).
-    public var totalQuantity: Decimal
+    /// Units acquired in the cycle (split-adjusted); `nil` when too large to keep exactly.
+    public var totalQuantity: Decimal?
     /// Basis realized in the cycle (sales, swap disposals, transfer-out fees, losses).
     public var totalCost: Exact36
-    /// Acquisition cost ÷ units acquired.
-    public var avgCostPrice: Exact36
+    /// Acquisition cost ÷ units acquired; `nil` when either was too large to keep exactly.
+    public var avgCostPrice: Exact36?
     /// Σ proceeds before fees ÷ Σ units sold; `nil` when nothing was sold.
     public var avgSellPrice: Exact36?
     public var realizedPnL: Exact36
@@ -216,8 +220,8 @@ public struct Ledger: Sendable {
                     p.openedDate = tx.date
                 }
                 try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date)
-                p.cycleAcquired = try p.cycleAcquired.adding(tx.amountValue)
-                p.cycleAcquisitionCost = try p.cycleAcquisitionCost + basis
+                p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.adding(tx.amountValue) }
+                p.cycleAcquisitionCost = p.cycleAcquisitionCost.flatMap { try? $0 + basis }
             case let .dispose(mode):
                 let feeUnits = mode == .transfer ? fee : .zero
                 let needed = try tx.amountValue.adding(feeUnits)
@@ -231,8 +235,8 @@ public struct Ledger: Sendable {
                 case .sale:
                     let gross = tx.gross
                     let gain = try gross - Exact36(fee) - basis
-                    p.cycleSold = try p.cycleSold.adding(tx.amountValue)
-                    p.cycleSoldGross = try p.cycleSoldGross + gross
+                    p.cycleSold = p.cycleSold.flatMap { try? $0.adding(tx.amountValue) }
+                    p.cycleSoldGross = p.cycleSoldGross.flatMap { try? $0 + gross }
                     p.cycleRealized = try p.cycleRealized + gain
                     p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
                     t.realized = try t.realized + gain
@@ -266,8 +270,8 @@ public struct Ledger: Sendable {
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
                     try p.lots.scale(by: tx.amountValue, over: divisor)
-                    p.cycleAcquired = try p.cycleAcquired.scaled(by: tx.amountValue, over: divisor)
-                    p.cycleSold = try p.cycleSold.scaled(by: tx.amountValue, over: divisor)
+                    p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
+                    p.cycleSold = p.cycleSold.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
                 }
             }
         }
@@ -281,14 +285,14 @@ public struct Ledger: Sendable {
     }
 
     private mutating func closeCycle(of p: Position) {
-        guard p.cycleAcquired.units > 0, let opened = p.openedDate, let closedOn = p.lastDisposalDate else { return }
+        guard (p.cycleAcquired?.units ?? 1) > 0, let opened = p.openedDate, let closedOn = p.lastDisposalDate else { return }
         closed.append(ClosedPosition(
             portfolio: p.key.portfolio,
             assetId: p.key.assetId,
-            totalQuantity: p.cycleAcquired.decimal,
+            totalQuantity: p.cycleAcquired?.decimal,
             totalCost: p.cycleRealizedBasis,
-            avgCostPrice: (try? p.cycleAcquisitionCost.divided(by: p.cycleAcquired)) ?? .zero,
-            avgSellPrice: p.cycleSold.units > 0 ? try? p.cycleSoldGross.divided(by: p.cycleSold) : nil,
+            avgCostPrice: p.cycleAcquired.flatMap { units in p.cycleAcquisitionCost.flatMap { try? $0.divided(by: units) } },
+            avgSellPrice: p.cycleSold.flatMap { units in units.units > 0 ? p.cycleSoldGross.flatMap { try? $0.divided(by: units) } : nil },
             realizedPnL: p.cycleRealized,
             realizedPnLPercentage: Percent.of(p.cycleRealized, p.cycleRealizedBasis),
             openedDate: opened,
