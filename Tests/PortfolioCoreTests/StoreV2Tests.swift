@@ -160,6 +160,22 @@ import Testing
 
         """
 
+    @Test func unknownTopLevelKeysOfAVersionOneFileSurviveTheMigration() throws {
+        let v1 = String(decoding: try Self.v1Bytes(), as: UTF8.self)
+            .replacingOccurrences(of: "\"baseCurrency\": \"USD\",", with: "\"baseCurrency\": \"USD\",\n  \"myNotes\": {\"broker\": \"x\"},")
+        #expect(v1.contains("myNotes"))
+        let store = Self.store(with: Array(v1.utf8))
+        defer { Self.remove(store) }
+        try store.update(now: now) { book in
+            book.add([record(.buy, "ethereum", "1", price: "2000", on: "2024-01-15")])  // mends the fixture's oversell
+            return (true, ())
+        }
+        let migrated = try store.load()
+        #expect(migrated.readVersion == Book.formatVersion)
+        #expect(migrated.unknownKeys.map(\.key) == ["myNotes"])
+        #expect(migrated.unknownKeys.map { String(decoding: $0.json, as: UTF8.self) } == ["{\"broker\": \"x\"}"])
+    }
+
     @Test func unknownTopLevelKeysSurviveAWriteUnchanged() throws {
         let store = Self.store(with: Array(Self.v2WithUnknownKeys.utf8))
         defer { Self.remove(store) }

@@ -205,10 +205,9 @@ public enum PortfolioCodec {
             guard let version else { throw JSONReadError(message: "no \"version\" field", line: 1, column: 1) }
             p.readVersion = version
             if version == 1 {
-                // Version 1 kept one portfolio and no keys beyond its own.
+                // Version 1 kept one portfolio; a key it did not know (added by hand) is kept like any other.
                 p.portfolios = [Portfolio(name: Portfolio.mainName)]
                 p.defaultPortfolio = Portfolio.mainName
-                p.unknownKeys = []
             } else {
                 guard sawPortfolios, !p.portfolios.isEmpty else { throw JSONReadError(message: "no portfolios: a version 2 file names at least one", line: 1, column: 1) }
                 let name = defaultPortfolio ?? p.portfolios[0].name
