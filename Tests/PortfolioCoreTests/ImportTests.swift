@@ -309,7 +309,7 @@ import Testing
                     + "both with the first leg's id as linkedId)",
                 "line 11: " + PortfolioError.coinNotFound(query: "MSFT", suggestions: []).description,
                 "line 12: " + PortfolioError.priceMissing(.buy).description,
-                "line 13: type 'swap' is not one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split "
+                "line 13: type 'swap' is not one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, deposit, withdrawal "
                     + "(a swap is two rows, a sell and a buy, sharing a linkedId)",
                 "line 14: " + PortfolioError.amountNotPositive.description,
             ])

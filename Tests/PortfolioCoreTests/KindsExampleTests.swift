@@ -340,7 +340,8 @@ import Testing
             case .positive, .nonNegative: "1"
             }
             return ([record(.buy, "bitcoin", "1", price: "1", on: "2024-01-01")],
-                    [record(type, "bitcoin", "0", price: price, on: "2024-02-01")], .amountNotPositive)
+                    [record(type, KindRule.of(type).asset == .none ? "" : "bitcoin", "0", price: price, on: "2024-02-01")],
+                    .amountNotPositive)
         }
     }
 

@@ -133,6 +133,8 @@ struct MixedReference {
             if let link = t.linkedId { inTransit[link] = sent }
             h.quantity -= amount + fee
             h.cost -= sent + lost
+        case .deposit, .withdrawal:
+            return  // cash alone: no holding (these histories track no cash)
         case .split:
             if h.quantity > 0 { h.quantity = Self.round18(h.quantity * amount / (price ?? 1)) }
         }

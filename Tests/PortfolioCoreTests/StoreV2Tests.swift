@@ -311,11 +311,15 @@ import Testing
         ]
         txs += swapLegs("ethereum", "0.5", "bitcoin", "0.05", value: "1500", fee: "3", on: "2024-01-14")
         txs += moveLegs("bitcoin", "0.1", from: "main", to: "cold", on: "2024-01-15")
+        txs += [record(.deposit, "", "1000", on: "2024-01-16", portfolio: "broker", notes: "initial capital"),
+                record(.withdrawal, "", "100.5", on: "2024-01-17", portfolio: "broker"),
+                record(.interest, "", "1.5", fee: "0.2", on: "2024-01-18", portfolio: "broker")]
         var book = Book(transactions: txs, watchlist: [WatchEntry(coinId: "solana", dateAdded: day("2024-01-01T00:00:00.001Z"))],
                         manualPrices: [Quote(coinId: "AAPL", price: dec("187.5"), time: day("2024-01-16"), source: .manual),
                                        Quote(coinId: "GOLD", price: dec("2000.000000000000000001"), time: day("2024-01-16"), source: .manual)],
                         portfolios: [Portfolio(name: "main"),
-                                     Portfolio(name: "cold", description: "hardware wallet", active: false, createdDate: day("2024-01-03"))],
+                                     Portfolio(name: "cold", description: "hardware wallet", active: false, createdDate: day("2024-01-03")),
+                                     Portfolio(name: "broker", trackCash: true)],
                         assets: [apple, gold], defaultPortfolio: "cold")
         book.unknownKeys = [("futureThing", Array("{\"a\": [1, 2]}".utf8))]
         return book

@@ -10,7 +10,8 @@ enum TransactionOptions {
     static let currency = OptionSpec("--currency", "CODE", "the currency of the money (default: the asset's, else the portfolio's)")
     static let value = OptionSpec("--value", "VALUE", "swap: the money value of what was swapped")
     static let types = TransactionType.allCases.map(\.rawValue)
-    static let addKinds = types + ["swap"]
+    /// What `add` records: every kind of an asset (cash alone is `bitpal cash …`), and swap.
+    static let addKinds = KindRule.table.filter { $0.asset != .none }.map(\.type.rawValue) + ["swap"]
 
     static func type(_ text: String, option: String) throws(UsageError) -> TransactionType {
         guard let t = TransactionType(rawValue: text.lowercased()) else {
@@ -49,9 +50,11 @@ enum TransactionOptions {
             s = "transfer-out \(amount) \(label(t.assetId))"
             if t.fee > 0 { s += ", fee \(Human.quantity(t.fee)) \(symbol(t.assetId))" }
         case .dividend, .interest:
-            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal)) from \(label(t.assetId))"
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.assetId.isEmpty ? " on cash" : " from \(label(t.assetId))")
             if t.fee > 0 { s += ", tax withheld \(Human.money(t.fee))" }
             s += ", net \(Human.money(t.total))"
+        case .deposit, .withdrawal:
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.currency.map { " \($0)" } ?? "")
         case .adjustment:
             s = "adjustment \(t.negative ? "" : "+")\(amount) \(label(t.assetId))"
         case .split:
@@ -147,6 +150,7 @@ struct AddCommand: Command {
         case .transferOut?, .dividend?, .interest?: ["ASSET", "AMOUNT"]
         case .adjustment?: ["ASSET", "QUANTITY"]
         case .split?: ["ASSET", "RATIO"]
+        case .deposit?, .withdrawal?: ["AMOUNT"]  // not an `add` kind (see addKinds)
         }
         let usage = "bitpal add \(kind) " + expected.joined(separator: " ")
         if arguments.count < expected.count { throw UsageError.missingArgument(expected[arguments.count], usage: usage) }

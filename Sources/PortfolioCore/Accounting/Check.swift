@@ -21,6 +21,10 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case unlinked = "move leg without its transfer-out"
         case tooLarge = "too large to compute"
         case partnerLeftOut = "linked leg left out"
+        case assetMissing = "asset missing"
+        case assetGiven = "asset given to cash"
+        case cashNotTracked = "cash in a portfolio that does not track it"
+        case overdraw = "takes more cash than there is"
     }
 
     public var rule: Rule
@@ -54,6 +58,10 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .taxAboveGross: "its tax withheld is larger than its gross amount"
         case .futureDate: "its date is in the future"
         case .partnerLeftOut: "the other leg of its swap or move breaks a rule, so it is left out too"
+        case .assetMissing: "it names no asset"
+        case .assetGiven: "a deposit or withdrawal is cash alone and names no asset"
+        case .cashNotTracked: error?.description(names: names) ?? rule.rawValue
+        case .overdraw: error?.description(names: names) ?? rule.rawValue
         case .unknownPortfolio, .unknownAsset, .currencyMismatch: error?.description(names: names) ?? rule.rawValue
         case .oversell, .tooLarge, .unlinked:
             if case let .insufficientQuantity(s)? = error {
@@ -92,11 +100,11 @@ extension Book {
         var excluded = Set<Int>()
         // Few portfolios: a linear scan, remembering the last one found, beats hashing each name.
         var last = portfolios.first
-        func base(of name: String) -> String? {
-            if let l = last, l.name == name { return l.baseCurrency }
+        func portfolio(_ name: String) -> Portfolio? {
+            if let l = last, l.name == name { return l }
             guard let found = portfolios.first(where: { $0.name == name }) else { return nil }
             last = found
-            return found.baseCurrency
+            return found
         }
         let registered = Set(assets.map(\.id))
         for (i, t) in transactions.enumerated() {
@@ -110,9 +118,11 @@ extension Book {
                 broken = (rule, nil)
             } else if t.date > now {
                 broken = (.futureDate, nil)
-            } else if let base = base(of: t.portfolio) {
-                if let c = t.currency, c != base {
-                    broken = (.currencyMismatch, .currencyMismatch(given: c, expected: base, reason: "the base currency of '\(t.portfolio)'"))
+            } else if let p = portfolio(t.portfolio) {
+                if let c = t.currency, c != p.baseCurrency {
+                    broken = (.currencyMismatch, .currencyMismatch(given: c, expected: p.baseCurrency, reason: "the base currency of '\(t.portfolio)'"))
+                } else if !p.trackCash, t.rule.isCashOnly(t) {
+                    broken = (.cashNotTracked, .cashNotTracked(p.name))
                 }
             } else {
                 broken = (.unknownPortfolio, .portfolioNotFound(t.portfolio))
@@ -129,11 +139,13 @@ extension Book {
         // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
         // (a duplicated record does not: its first copy is kept).
         let broken = Set(problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
-        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken)
+        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken,
+                                                        trackingCash: Set(portfolios.filter(\.trackCash).map(\.name)))
         for (i, error) in failures {
             let rule: StoreProblem.Rule = switch error {
             case nil: .partnerLeftOut
             case .insufficientQuantity?: .oversell
+            case .insufficientCash?: .overdraw
             case .unlinkedTransferIn?: .unlinked
             default: .tooLarge
             }
@@ -181,8 +193,9 @@ extension Book {
             default: return own.error
             }
         }
-        for p in introduced where p.rule == .oversell {
+        for p in introduced where p.rule == .oversell || p.rule == .overdraw || p.rule == .cashNotTracked {
             if case let .insufficientQuantity(s)? = p.error { return .breaksLater(s) }
+            if let error = p.error { return error }  // names the record it is about
         }
         return introduced.first { $0.rule == .unlinked || $0.rule == .tooLarge }?.error
     }
@@ -196,9 +209,9 @@ extension Ledger {
     /// A record linked to a leg that is left out (`brokenLinks`, or a leg failing here) is left out
     /// too, with no error of its own.
     public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [],
-                                       brokenLinks: Set<UUID> = [])
+                                       brokenLinks: Set<UUID> = [], trackingCash: Set<String> = [])
         -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
-        var ledger = Ledger()
+        var ledger = Ledger(trackingCash: trackingCash)
         var failures: [(index: Int, error: PortfolioError?)] = []
         var brokenLinks = brokenLinks
         for i in chronologicalIndices(transactions) where !excluded.contains(i) {
@@ -217,17 +230,22 @@ extension Ledger {
         return (ledger, failures)
     }
 
-    /// Indices of `transactions` in replay order: by date, ties keeping their file order.
+    /// Indices of `transactions` in replay order: by date; at the same instant deposits first (so
+    /// money paid in on a buy's day pays for it), then file order.
     public static func chronologicalIndices(_ transactions: [Transaction]) -> [Int] {
         var sorted = true
         var i = 1
         while i < transactions.count {
-            if transactions[i].date < transactions[i - 1].date { sorted = false; break }
+            let a = transactions[i - 1], b = transactions[i]
+            if b.date < a.date || (b.date == a.date && b.type == .deposit && a.type != .deposit) { sorted = false; break }
             i += 1
         }
         if sorted { return Array(transactions.indices) }
         return transactions.indices.sorted { a, b in
-            transactions[a].date != transactions[b].date ? transactions[a].date < transactions[b].date : a < b
+            let x = transactions[a], y = transactions[b]
+            if x.date != y.date { return x.date < y.date }
+            if (x.type == .deposit) != (y.type == .deposit) { return x.type == .deposit }
+            return a < b
         }
     }
 }

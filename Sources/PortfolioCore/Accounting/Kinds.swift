@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The replay knows a few steps only (beancount's postings, hledger's amounts): **acquire**
 /// (units and basis in), **dispose** (units out at the method's basis, realizing a gain or only
-/// moving basis), **income**, and **scale** (a split). Cash (issue 11) becomes one more step.
+/// moving basis), **income**, **cash** (what a portfolio that tracks cash spends or receives),
+/// and **scale** (a split).
 public struct KindRule: Sendable {
     /// What the price field holds, and whether it is needed.
     public enum PriceRule: Sendable, Equatable {
@@ -59,14 +60,41 @@ public struct KindRule: Sendable {
         case netOfTax
     }
 
+    /// What a transaction does to the cash of a portfolio that tracks it, in its currency.
+    public enum CashFlow: Sendable, Equatable {
+        /// −(total, else amount × price) − fee: a buy.
+        case spendGrossPlusFee
+        /// +(total, else amount × price) − fee: a sale.
+        case receiveGrossMinusFee
+        /// +amount − fee (tax withheld): a dividend, interest.
+        case receiveNetOfTax
+        /// +amount, paid in from outside (a net deposit).
+        case deposit
+        /// −amount, taken out (a net withdrawal).
+        case withdrawal
+        /// −fee: a swap's sell leg (its two legs trade one asset for another, cash aside).
+        case spendFee
+    }
+
     public enum Step: Sendable, Equatable {
         case acquire(Cost)
         case dispose(Disposal)
         case income(Income)
+        case cash(CashFlow)
         case scale
     }
 
+    /// Whether a record of the kind names an asset.
+    public enum AssetRule: Sendable, Equatable {
+        case required
+        /// Cash alone (a deposit, a withdrawal).
+        case none
+        /// Interest: on an asset (a bond's coupon) or on cash.
+        case optional
+    }
+
     public var type: TransactionType
+    public var asset: AssetRule = .required
     public var price: PriceRule
     /// Whether the kind may store an exact `total` (buy, sell).
     public var takesTotal: Bool
@@ -80,19 +108,31 @@ public struct KindRule: Sendable {
     /// The replay's steps, in order; `negativeSteps` for a negative adjustment.
     public var steps: [Step]
     public var negativeSteps: [Step]
+    /// What the kind does to cash as a leg of a swap (linked buy and sell), in place of its own cash step.
+    public var swapLegCash: CashFlow?
     /// A short description for help: what AMOUNT and PRICE mean.
     public var arguments: String
     public var summary: String
 
     public func steps(negative: Bool) -> [Step] { negative ? negativeSteps : steps }
 
+    /// The kind's cash step, if any (as a swap's leg: `swapLegCash`).
+    public func cash(of t: Transaction) -> CashFlow? {
+        if t.linkedId != nil && (type == .buy || type == .sell) { return swapLegCash }
+        for case let .cash(flow) in steps { return flow }
+        return nil
+    }
+
+    /// The kind touches cash only (no asset: a deposit, a withdrawal, interest on cash).
+    public func isCashOnly(_ t: Transaction) -> Bool { asset != .required && t.assetId.isEmpty }
+
     /// Every kind, in the order help lists them.
     public static let table: [KindRule] = [
         KindRule(type: .buy, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
-                 signed: false, steps: [.acquire(.grossPlusFee)], negativeSteps: [],
+                 signed: false, steps: [.acquire(.grossPlusFee), .cash(.spendGrossPlusFee)], negativeSteps: [],
                  arguments: "ASSET AMOUNT PRICE", summary: "units bought at a price per unit (or --total); the fee adds to the basis"),
         KindRule(type: .sell, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
-                 signed: false, steps: [.dispose(.sale)], negativeSteps: [],
+                 signed: false, steps: [.dispose(.sale), .cash(.receiveGrossMinusFee)], negativeSteps: [], swapLegCash: .spendFee,
                  arguments: "ASSET AMOUNT PRICE", summary: "units sold at a price per unit (or --total); realizes a gain or a loss"),
         KindRule(type: .transferIn, price: .nonNegative, takesTotal: false, fee: .money, hasCurrency: true, amountIsMoney: false,
                  signed: false, steps: [.acquire(.grossPlusFee)], negativeSteps: [],
@@ -104,10 +144,10 @@ public struct KindRule: Sendable {
                  signed: false, steps: [.acquire(.gross), .income(.value)], negativeSteps: [],
                  arguments: "ASSET AMOUNT PRICE", summary: "units earned (staking, airdrop), income at their fair value per unit"),
         KindRule(type: .dividend, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true, amountIsMoney: true,
-                 signed: false, steps: [.income(.netOfTax)], negativeSteps: [],
+                 signed: false, steps: [.income(.netOfTax), .cash(.receiveNetOfTax)], negativeSteps: [],
                  arguments: "ASSET AMOUNT", summary: "money paid out, gross; --fee is the tax withheld"),
-        KindRule(type: .interest, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true, amountIsMoney: true,
-                 signed: false, steps: [.income(.netOfTax)], negativeSteps: [],
+        KindRule(type: .interest, asset: .optional, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true,
+                 amountIsMoney: true, signed: false, steps: [.income(.netOfTax), .cash(.receiveNetOfTax)], negativeSteps: [],
                  arguments: "ASSET AMOUNT", summary: "interest or a coupon paid, gross; --fee is the tax withheld"),
         KindRule(type: .adjustment, price: .none, takesTotal: false, fee: .none, hasCurrency: false, amountIsMoney: false,
                  signed: true, steps: [.acquire(.zero)], negativeSteps: [.dispose(.loss)],
@@ -115,6 +155,12 @@ public struct KindRule: Sendable {
         KindRule(type: .split, price: .splitDivisor, takesTotal: false, fee: .none, hasCurrency: false, amountIsMoney: false,
                  signed: false, steps: [.scale], negativeSteps: [],
                  arguments: "ASSET RATIO", summary: "new units per old unit (4, 0.5 or NEW:OLD like 1:3); the basis stays"),
+        KindRule(type: .deposit, asset: .none, price: .none, takesTotal: false, fee: .none, hasCurrency: true, amountIsMoney: true,
+                 signed: false, steps: [.cash(.deposit)], negativeSteps: [],
+                 arguments: "AMOUNT", summary: "money paid into a portfolio that tracks cash"),
+        KindRule(type: .withdrawal, asset: .none, price: .none, takesTotal: false, fee: .none, hasCurrency: true, amountIsMoney: true,
+                 signed: false, steps: [.cash(.withdrawal)], negativeSteps: [],
+                 arguments: "AMOUNT", summary: "money taken out of a portfolio that tracks cash"),
     ]
 
     public static func of(_ type: TransactionType) -> KindRule {
@@ -128,14 +174,23 @@ public struct KindRule: Sendable {
         case .interest: table[6]
         case .adjustment: table[7]
         case .split: table[8]
+        case .deposit: table[9]
+        case .withdrawal: table[10]
         }
     }
 
-    /// Whether the kind changes what is held (a dividend and interest do not).
-    public var movesUnits: Bool { steps.contains { if case .income = $0 { false } else { true } } }
+    /// Whether the kind changes what is held (a dividend, interest and cash do not).
+    public var movesUnits: Bool {
+        steps.contains { switch $0 { case .acquire, .dispose, .scale: true; case .income, .cash: false } }
+    }
 
     /// The first rule of a transaction's own fields it breaks, or `nil` (no replay needed).
     public func brokenRule(_ t: Transaction) -> StoreProblem.Rule? {
+        switch asset {
+        case .required: if t.assetId.isEmpty { return .assetMissing }
+        case .none: if !t.assetId.isEmpty { return .assetGiven }
+        case .optional: break
+        }
         if t.amountValue.units == 0 { return .amountNotPositive }
         if t.negative && !signed { return .amountNotPositive }
         switch price {

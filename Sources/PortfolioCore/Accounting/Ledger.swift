@@ -78,6 +78,53 @@ public struct IncomeEvent: Sendable, Equatable {
     public var net: Exact36
 }
 
+/// Cash of one portfolio in one currency.
+public struct CashKey: Hashable, Sendable {
+    public var portfolio: String
+    public var currency: String
+
+    public init(portfolio: String, currency: String) {
+        self.portfolio = portfolio
+        self.currency = currency
+    }
+}
+
+/// One change of a tracked cash balance, as the replay saw it.
+public struct CashMovement: Sendable, Equatable {
+    public var transactionId: UUID
+    public var portfolio: String
+    public var type: TransactionType
+    public var date: Date
+    public var currency: String
+    /// Signed: + in, − out (a dividend's net amount).
+    public var amount: Exact36
+    /// The balance after it.
+    public var balance: Exact36
+}
+
+/// A record that takes more cash than there is, named for the message.
+public struct CashShortfall: Sendable, Equatable {
+    public var type: TransactionType
+    public var portfolio: String
+    public var currency: String
+    public var date: Date
+    public var id: UUID
+    /// What the record takes out of cash.
+    public var needed: Exact36
+    /// The balance before it.
+    public var available: Exact36
+
+    public init(type: TransactionType, portfolio: String, currency: String, date: Date, id: UUID, needed: Exact36, available: Exact36) {
+        self.type = type
+        self.portfolio = portfolio
+        self.currency = currency
+        self.date = date
+        self.id = id
+        self.needed = needed
+        self.available = available
+    }
+}
+
 /// Realized and income sums of one portfolio (or several, added).
 public struct LedgerTotals: Sendable, Equatable {
     /// Σ gains realized (sales, transfer-out fees and losses as negative gains).
@@ -87,6 +134,9 @@ public struct LedgerTotals: Sendable, Equatable {
     /// Σ reward values and dividends and interest net of tax.
     public var income: Exact36 = .zero
     public var taxWithheld: Exact36 = .zero
+    /// Σ deposits − Σ withdrawals (cash transfers included), plus asset transfers in at their
+    /// basis, minus asset transfers out at the basis that left.
+    public var netDeposits: Exact36 = .zero
 
     public init() {}
 
@@ -96,6 +146,7 @@ public struct LedgerTotals: Sendable, Equatable {
         t.realizedBasis = try realizedBasis + o.realizedBasis
         t.income = try income + o.income
         t.taxWithheld = try taxWithheld + o.taxWithheld
+        t.netDeposits = try netDeposits + o.netDeposits
         return t
     }
 }
@@ -141,8 +192,14 @@ public struct Ledger: Sendable {
     public private(set) var portfolioTotals: [(portfolio: String, totals: LedgerTotals)] = []
     /// Basis sent by a move's transfer-out, waiting for its transfer-in (keyed by the link).
     private var moving: [UUID: Exact36] = [:]
+    /// The portfolios that keep a cash ledger.
+    public let cashTracked: Set<String>
+    /// Cash balances of the portfolios that track cash, per currency.
+    public private(set) var cash: [CashKey: Exact36] = [:]
+    /// Every change of a tracked cash balance, in replay order.
+    public private(set) var cashMovements: [CashMovement] = []
 
-    public init() {}
+    public init(trackingCash: Set<String> = []) { cashTracked = trackingCash }
 
     /// Σ realized over every portfolio.
     public var realizedPnL: Exact36 { (try? allTotals().realized) ?? .zero }
@@ -170,8 +227,8 @@ public struct Ledger: Sendable {
     ///
     /// - Throws: the first transaction that cannot apply (`insufficientQuantity` for one that
     ///   removes more than is held at its point of the replay).
-    public static func replay(_ transactions: [Transaction]) throws(PortfolioError) -> Ledger {
-        var ledger = Ledger()
+    public static func replay(_ transactions: [Transaction], trackingCash: Set<String> = []) throws(PortfolioError) -> Ledger {
+        var ledger = Ledger(trackingCash: trackingCash)
         for tx in chronological(transactions) { try ledger.apply(tx) }
         return ledger
     }
@@ -198,8 +255,10 @@ public struct Ledger: Sendable {
         var sent: Exact36?
         var received = false
         var closes = false
+        var movement: CashMovement?
         let fee = tx.feeValue ?? .zero
-        for step in KindRule.of(tx.type).steps(negative: tx.negative) {
+        let rule = KindRule.of(tx.type)
+        for step in rule.steps(negative: tx.negative) {
             switch step {
             case let .acquire(cost):
                 let basis: Exact36
@@ -220,6 +279,7 @@ public struct Ledger: Sendable {
                     p.openedDate = tx.date
                 }
                 try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date)
+                if tx.type == .transferIn { t.netDeposits = try t.netDeposits + basis }
                 p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.adding(tx.amountValue) }
                 p.cycleAcquisitionCost = p.cycleAcquisitionCost.flatMap { try? $0 + basis }
             case let .dispose(mode):
@@ -250,6 +310,7 @@ public struct Ledger: Sendable {
                         t.realizedBasis = try t.realizedBasis + lost
                     }
                     if tx.linkedId != nil { sent = basis }
+                    t.netDeposits = try t.netDeposits - basis
                 case .loss:
                     p.cycleRealized = try p.cycleRealized - basis
                     p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
@@ -266,6 +327,27 @@ public struct Ledger: Sendable {
                 t.taxWithheld = try t.taxWithheld + tax
                 event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
                                     date: tx.date, gross: gross, taxWithheld: tax, net: net)
+            case .cash:
+                guard cashTracked.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
+                let change: Exact36
+                switch flow {
+                case .spendGrossPlusFee: change = try Exact36.zero - tx.gross - Exact36(fee)
+                case .receiveGrossMinusFee: change = try tx.gross - Exact36(fee)
+                case .receiveNetOfTax: change = try Exact36(tx.amountValue) - Exact36(fee)
+                case .deposit: change = Exact36(tx.amountValue)
+                case .withdrawal: change = try Exact36.zero - Exact36(tx.amountValue)
+                case .spendFee: change = try Exact36.zero - Exact36(fee)
+                }
+                if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + change }
+                let currency = tx.currency ?? ""
+                let before = cash[CashKey(portfolio: tx.portfolio, currency: currency)] ?? .zero
+                let after = try before + change
+                if after < .zero {
+                    throw .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
+                                                          id: tx.id, needed: try Exact36.zero - change, available: before))
+                }
+                movement = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
+                                        currency: currency, amount: change, balance: after)
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
@@ -276,7 +358,11 @@ public struct Ledger: Sendable {
             }
         }
         // Everything computed: commit.
-        if let slot { positions.values[slot] = p } else { positions[key] = p }
+        if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
+        if let movement {
+            cash[CashKey(portfolio: movement.portfolio, currency: movement.currency)] = movement.balance
+            cashMovements.append(movement)
+        }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
         if let sent, let link = tx.linkedId { moving[link] = sent }

@@ -16,6 +16,10 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case insufficientQuantity(Shortfall)
     /// The change leaves an existing later transaction removing more than would be held.
     case breaksLater(Shortfall)
+    /// A record that takes more cash than the portfolio has at its point of the replay.
+    case insufficientCash(CashShortfall)
+    /// A cash record (or command) in a portfolio that does not track cash.
+    case cashNotTracked(String)
     /// A move's transfer-in with no transfer-out before it to take its basis from.
     case unlinkedTransferIn(id: UUID)
     /// A buy or sell with neither price nor total, a transfer-in or reward without a price.
@@ -81,6 +85,12 @@ extension PortfolioError: CustomStringConvertible {
             let fee = s.fee.map { " (plus a fee of \(fmt($0)))" } ?? ""
             return "This would break the later \(s.noun) of \(fmt(s.requested)) \(c)\(fee) on \(names.date(s.date)) (\(short)): "
                 + "you would only own \(fmt(s.held)) \(c)\(names.portfolio(s.portfolio)) then."
+        case let .insufficientCash(s):
+            let money = { (v: Exact36) in DecimalFormatting.grouped(DecimalFormatting.money(v)) }
+            return "Not enough \(s.currency) cash in '\(TextEscaping.escaped(s.portfolio))': the \(s.type.rawValue) on \(names.date(s.date)) "
+                + "needs \(money(s.needed)), \(money(s.available)) is available."
+        case let .cashNotTracked(name):
+            return "Portfolio '\(TextEscaping.escaped(name))' does not track cash; turn it on with 'bitpal portfolio edit \(TextEscaping.escaped(name)) --cash'"
         case let .unlinkedTransferIn(id):
             return "The transfer-in \(String(id.uuidString.lowercased().prefix(8))) of a move has no transfer-out before it to take its cost basis from"
         case let .priceMissing(type):

@@ -61,9 +61,13 @@ public struct Portfolio: Hashable, Sendable {
     public var description: String?
     public var active: Bool
     public var createdDate: Date
+    /// Whether the portfolio keeps a cash ledger: buys spend cash, sells and income bring it back,
+    /// and cash never goes below zero.
+    public var trackCash: Bool
 
     public init(name: String, baseCurrency: String = "USD", description: String? = nil, active: Bool = true,
-                createdDate: Date = ISODate.epoch2024) {
+                createdDate: Date = ISODate.epoch2024, trackCash: Bool = false) {
+        self.trackCash = trackCash
         self.name = name
         self.baseCurrency = baseCurrency
         self.description = description

@@ -14,6 +14,10 @@ public enum TransactionType: String, CaseIterable, Sendable, Hashable {
     case interest
     case adjustment
     case split
+    /// Money paid into a cash-tracking portfolio (no asset).
+    case deposit
+    /// Money taken out of a cash-tracking portfolio (no asset).
+    case withdrawal
 
     /// How people read it in a sentence ("Cannot transfer out 2").
     public var verb: String {
@@ -27,6 +31,8 @@ public enum TransactionType: String, CaseIterable, Sendable, Hashable {
         case .interest: "receive as interest"
         case .adjustment: "remove by adjustment"
         case .split: "split"
+        case .deposit: "deposit"
+        case .withdrawal: "withdraw"
         }
     }
 }
@@ -41,7 +47,8 @@ public struct Transaction: Hashable, Sendable {
     /// The portfolio's name, as stored.
     public var portfolio: String
     public var type: TransactionType
-    /// A coin's CoinGecko id (lower case, `bitcoin`) or a registered asset's code (`AAPL`).
+    /// A coin's CoinGecko id (lower case, `bitcoin`) or a registered asset's code (`AAPL`); empty
+    /// for cash alone (a deposit, a withdrawal, interest on cash), stored as `null`.
     public var assetId: String
     /// Units (money for a dividend or interest, the ratio's NEW for a split), exactly as entered.
     public var amountValue: Fixed18
@@ -170,6 +177,7 @@ public struct Transaction: Hashable, Sendable {
             let g = Exact36(amountValue)
             return (try? g - fee) ?? g
         case .reward: return gross
+        case .deposit, .withdrawal: return Exact36(amountValue)
         case .transferOut, .adjustment, .split: return .zero
         }
     }

@@ -59,6 +59,8 @@ public enum PortfolioCodec {
         w.key("description"); w.string(f.description)
         w.key("active"); w.bool(f.active)
         w.key("createdDate"); w.date(f.createdDate)
+        // Written only when on, so a file of portfolios without cash reads the same in every build.
+        if f.trackCash { w.key("trackCash"); w.bool(true) }
         w.endObject()
     }
 
@@ -266,7 +268,7 @@ public enum PortfolioCodec {
     }
 
     static func readPortfolio(_ r: inout JSONReader) throws(JSONReadError) -> Portfolio {
-        var name: String?, base = "USD", description: String?, active = true, created = ISODate.epoch2024
+        var name: String?, base = "USD", description: String?, active = true, created = ISODate.epoch2024, cash = false
         try r.beginObject()
         while let k = try r.nextKey() {
             switch k {
@@ -275,11 +277,12 @@ public enum PortfolioCodec {
             case "description": description = try r.readStringOrNull()
             case "active": active = try r.readBool()
             case "createdDate": created = try readDate(&r)
+            case "trackCash": cash = try r.readBool()
             default: try r.skipValue()
             }
         }
         guard let name else { throw r.error("a portfolio needs a name") }
-        return Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created)
+        return Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created, trackCash: cash)
     }
 
     static func readAsset(_ r: inout JSONReader) throws(JSONReadError) -> Asset {

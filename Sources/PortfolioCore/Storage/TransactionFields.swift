@@ -38,7 +38,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .id: UUIDText.lowercased(t.id)
         case .portfolio: t.portfolio
         case .type: t.type.rawValue
-        case .assetId: t.assetId
+        case .assetId: t.assetId.isEmpty ? nil : t.assetId
         case .amount: (t.negative ? "-" : "") + t.amountValue.text
         case .price: t.priceValue?.text
         case .total: t.totalValue?.text
@@ -56,7 +56,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .id: w.uuid(t.id)
         case .portfolio: w.string(t.portfolio)
         case .type: w.string(t.type.rawValue)
-        case .assetId: w.string(t.assetId)
+        case .assetId: if t.assetId.isEmpty { w.null() } else { w.string(t.assetId) }
         case .amount: if t.negative { w.rawString { $0.append(UInt8(ascii: "-")); t.amountValue.write(to: &$0) } } else { w.fixed(t.amountValue) }
         case .price: if let v = t.priceValue { w.fixed(v) } else { w.null() }
         case .total: if let v = t.totalValue { w.fixed(v) } else { w.null() }
@@ -100,6 +100,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .currency: t.currency == nil
         case .notes: t.notes == nil
         case .linkedId: t.linkedId == nil
+        case .assetId: t.assetId.isEmpty
         default: false
         }
     }
@@ -136,7 +137,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
             let text = try r.readString()
             guard let type = TransactionType(rawValue: text) else { throw r.error("unknown transaction type '\(TextEscaping.escaped(text))'") }
             d.type = type
-        case .assetId: d.assetId = try r.readString()
+        case .assetId: d.assetId = try r.readStringOrNull() ?? ""
         case .amount:
             let raw = try r.readRawStringBytes()
             if raw.first == UInt8(ascii: "-"), let v = Fixed18.parse(utf8: raw.dropFirst()) {
@@ -195,8 +196,11 @@ struct TransactionDraft {
 
     /// The transaction, or the names of the required fields it lacks.
     func build(version: Int) -> Result<Transaction, MissingFields> {
-        guard let id, let type, let assetId, let amount, let date else {
-            let missing = TransactionField.allCases.filter(\.required).filter { seen & $0.bit == 0 }.map(\.name)
+        // Cash alone has no asset: its `assetId` is null, and may be left out (a kind that needs one
+        // is then named by `bitpal check`, not refused as unreadable).
+        let assetId = self.assetId ?? ""
+        guard let id, let type, let amount, let date else {
+            let missing = TransactionField.allCases.filter { $0.required && $0 != .assetId && seen & $0.bit == 0 }.map(\.name)
             return .failure(MissingFields(names: missing))
         }
         // Version 1 knew buys and sells of coins in USD in one portfolio.
