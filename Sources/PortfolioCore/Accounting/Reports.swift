@@ -59,8 +59,15 @@ public struct HoldingsReport: Sendable {
     /// Holdings without any price: outside the totals.
     public var unpricedCount: Int
     /// Σ value of the priced holdings.
-    public var totalValue: Exact36
-    /// Σ cost basis of the priced holdings, so that `unrealizedPnL == totalValue − totalCost`.
+    public var holdingsValue: Exact36
+    /// Cash of the chosen portfolios that track it, one line per currency (per portfolio too when
+    /// holdings are kept apart); empty when none tracks cash.
+    public var cash: [CashLine] = []
+    /// Σ cash, or `nil` when no chosen portfolio tracks cash.
+    public var cashBalance: Exact36?
+    /// Holdings plus cash.
+    public var totalValue: Exact36 { cashBalance.flatMap { try? holdingsValue + $0 } ?? holdingsValue }
+    /// Σ cost basis of the priced holdings, so that `unrealizedPnL == holdingsValue − totalCost`.
     public var totalCost: Exact36
     public var unrealizedPnL: Exact36
     /// Cost basis of the holdings without a price.
@@ -71,6 +78,13 @@ public struct HoldingsReport: Sendable {
     public var unrealizedPnLPercentage: Decimal? { Percent.of(unrealizedPnL, totalCost) }
 }
 
+/// Cash in one currency (of one portfolio, or of several added).
+public struct CashLine: Sendable, Equatable {
+    public var portfolio: String?
+    public var currency: String
+    public var balance: Exact36
+}
+
 /// A closed cycle with its asset resolved.
 public struct ClosedLine: Sendable {
     public var asset: AssetLabel
@@ -79,7 +93,14 @@ public struct ClosedLine: Sendable {
 
 /// The whole portfolio in a few numbers (accounting.md, "Portfolio summary").
 public struct PortfolioSummary: Sendable {
+    /// Holdings plus cash.
     public var totalValue: Exact36
+    public var holdingsValue: Exact36
+    /// Cash, net deposits and the effect of exchange rates on cash: `nil` unless every chosen
+    /// portfolio tracks cash.
+    public var cashBalance: Exact36?
+    public var netDeposits: Exact36?
+    public var fxEffect: Exact36?
     public var totalOpenCost: Exact36
     public var totalClosedCost: Exact36
     public var unrealizedPnL: Exact36
@@ -89,7 +110,8 @@ public struct PortfolioSummary: Sendable {
     public var taxWithheld: Exact36
     /// `unrealizedPnL + realizedPnL + income`.
     public var totalPnL: Exact36
-    /// `totalPnL / (priced open cost + closed cost) × 100`: the same holdings on both sides.
+    /// `totalPnL / (priced open cost + closed cost) × 100`: the same holdings on both sides; with
+    /// cash tracked, `totalPnL / netDeposits × 100` (`nil` when net deposits are not positive).
     public var totalPnLPercentage: Decimal?
     public var holdingsCount: Int
     public var unpricedCount: Int
@@ -161,9 +183,33 @@ public struct Reports: Sendable {
             lines.append(line)
         }
         lines.sort(by: Reports.order(sort))
+        let (cash, cashBalance) = cashLines(byPortfolio: byPortfolio)
         return HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
-            unpricedCount: unpriced, totalValue: value, totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost)
+            unpricedCount: unpriced, holdingsValue: value, cash: cash, cashBalance: cashBalance,
+            totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost)
+    }
+
+    /// Whether any chosen portfolio tracks cash, and whether every one does.
+    private var cashTracking: (any: Bool, all: Bool) {
+        let chosen = ledger.cashTracked.filter(includes)
+        guard let portfolios else { return (!chosen.isEmpty, false) }
+        return (!chosen.isEmpty, chosen.count == portfolios.count)
+    }
+
+    /// The cash of the chosen portfolios that track it, by currency (and portfolio), and its sum.
+    private func cashLines(byPortfolio: Bool) -> ([CashLine], Exact36?) {
+        guard cashTracking.any else { return ([], nil) }
+        var merged: [CashKey: Exact36] = [:]
+        var total = Exact36.zero
+        for (key, balance) in ledger.cash where includes(key.portfolio) {
+            let k = CashKey(portfolio: byPortfolio ? key.portfolio : "", currency: key.currency)
+            merged[k] = (try? (merged[k] ?? .zero) + balance) ?? balance
+            total = (try? total + balance) ?? total
+        }
+        let lines = merged.map { CashLine(portfolio: byPortfolio ? $0.key.portfolio : nil, currency: $0.key.currency, balance: $0.value) }
+            .sorted { ($0.portfolio ?? "", $0.currency) < ($1.portfolio ?? "", $1.currency) }
+        return (lines, total)
     }
 
     /// Closed cycles of the chosen portfolios, most recently closed first.
@@ -179,10 +225,14 @@ public struct Reports: Sendable {
         let t = (try? ledger.totals(for: portfolios)) ?? LedgerTotals()
         let total = (try? h.unrealizedPnL + t.realized + t.income) ?? h.unrealizedPnL
         let base = (try? h.totalCost + t.realizedBasis) ?? h.totalCost
+        let allCash = cashTracking.all
+        let percentage = allCash ? (t.netDeposits > .zero ? Percent.of(total, t.netDeposits) : nil) : Percent.of(total, base)
         return PortfolioSummary(
-            totalValue: h.totalValue, totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
+            totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: allCash ? h.cashBalance : nil,
+            netDeposits: allCash ? t.netDeposits : nil, fxEffect: allCash ? .zero : nil,
+            totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: t.realized, income: t.income, taxWithheld: t.taxWithheld, totalPnL: total,
-            totalPnLPercentage: Percent.of(total, base),
+            totalPnLPercentage: percentage,
             holdingsCount: h.holdings.count, unpricedCount: h.unpricedCount, unpricedCost: h.unpricedCost, pricesAsOf: h.pricesAsOf,
             stale: h.stale, topHoldings: Array(h.holdings.filter { $0.currentValue != nil }.prefix(5)))
     }
