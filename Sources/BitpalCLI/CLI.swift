@@ -15,6 +15,8 @@ public struct CLI {
         AssetAddCommand.self, AssetListCommand.self, AssetShowCommand.self, AssetEditCommand.self, AssetRemoveCommand.self,
         PortfolioListCommand.self, PortfolioAddCommand.self, PortfolioEditCommand.self, PortfolioDefaultCommand.self,
         PortfolioRemoveCommand.self,
+        CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self,
+        CashTransferCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
@@ -22,7 +24,7 @@ public struct CLI {
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
-    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list"]
+    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance"]
 
     public var environment: Environment
     public var console: Console

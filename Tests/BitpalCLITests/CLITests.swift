@@ -39,6 +39,8 @@ final class CLITests: XCTestCase {
           "totals": {
             "totalCost": "52500.00",
             "currentValue": "90000.00",
+            "cashBalance": null,
+            "totalValue": "90000.00",
             "profitLoss": "37500.00",
             "profitLossPercentage": "71.43",
             "unpricedCount": 0,

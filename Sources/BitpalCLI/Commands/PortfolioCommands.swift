@@ -12,10 +12,34 @@ enum PortfolioOptions {
     static func json(_ p: Portfolio, book: Book, value: Exact36?) -> JSONValue {
         .object([
             ("name", .string(p.name)), ("baseCurrency", .string(p.baseCurrency)), ("description", .optional(p.description)),
-            ("active", .bool(p.active)), ("default", .bool(p.name == book.defaultPortfolio)),
+            ("active", .bool(p.active)), ("trackCash", .bool(p.trackCash)), ("default", .bool(p.name == book.defaultPortfolio)),
             ("transactionCount", .number(String(book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }))),
             ("totalValue", ReportJSON.money(value)),
         ])
+    }
+
+    static let cashOptions = [
+        OptionSpec("--cash", nil, "keep a cash ledger: buys spend cash, sells and income add it, never below zero"),
+        OptionSpec("--opening-deposit", "AMOUNT", "with --cash: deposit this much in the same write (to start an existing history)"),
+        OptionSpec("--date", "DATE", "the opening deposit's date (default now; before the first buy to pay for it)"),
+    ]
+
+    /// `--cash`, `--no-cash` (when `allowOff`), `--opening-deposit AMOUNT` and `--date D`.
+    static func cash(_ a: inout ArgumentList, allowOff: Bool) throws -> (on: Bool?, deposit: Fixed18?, date: DateArgument?) {
+        let on = a.popFlag("--cash"), off = allowOff && a.popFlag("--no-cash")
+        if on && off { throw UsageError.conflict("--cash and --no-cash contradict each other") }
+        let deposit = try a.popOption("--opening-deposit").map { try ArgumentList.fixed($0, field: "Opening deposit") }
+        let date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        if deposit != nil && !on { throw UsageError.conflict("--opening-deposit goes with --cash") }
+        if date != nil && deposit == nil { throw UsageError.conflict("--date is the opening deposit's date: give --opening-deposit") }
+        return (on ? true : off ? false : nil, deposit, date)
+    }
+
+    /// The opening deposit of `portfolio`, labelled initial capital.
+    static func openingDeposit(_ amount: Fixed18, date: DateArgument?, portfolio: Portfolio, context: Context) throws -> Transaction {
+        Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: amount, price: nil, fee: nil,
+                    currency: portfolio.baseCurrency, date: try date?.start(in: context.timeZone, now: context.now) ?? context.now,
+                    notes: "initial capital")
     }
 }
 
@@ -49,7 +73,7 @@ struct PortfolioListCommand: Command {
                            ("TRANSACTIONS", .right), ("VALUE", .right), ("DESCRIPTION", .left)])
         for p in shown {
             let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
-            table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, "average", "no",
+            table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, "average", p.trackCash ? "yes" : "no",
                        p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map(Human.money) ?? "—",
                        TextEscaping.escaped(p.description ?? "")])
         }
@@ -63,27 +87,33 @@ struct PortfolioAddCommand: Command {
     static let spec = CommandSpec(
         name: "portfolio add", summary: "Create a portfolio", arguments: "NAME",
         options: [OptionSpec("--currency", "CODE", "its base currency (USD until exchange rates arrive)"),
-                  OptionSpec("--description", "TEXT", "what it is for")],
+                  OptionSpec("--description", "TEXT", "what it is for")] + PortfolioOptions.cashOptions,
         group: "Assets and portfolios",
         details: "NAME: 1–40 letters, digits, '-', '_' or '.'; unique, whatever the case.",
-        examples: ["bitpal portfolio add trading --description \"short-term\"", "bitpal -p trading add buy btc 0.1 60000"])
+        examples: ["bitpal portfolio add trading --description \"short-term\"", "bitpal -p trading add buy btc 0.1 60000",
+                   "bitpal portfolio add brokerage --cash --opening-deposit 10000 --date 2024-01-01"])
 
     var name: String
     var currency: String?
     var description: String?
+    var cash: (on: Bool?, deposit: Fixed18?, date: DateArgument?)
 
     init(parsing a: inout ArgumentList) throws {
         name = try PortfolioOptions.name(try a.popPositional("NAME"))
         currency = a.popOption("--currency")
         description = a.popOption("--description").flatMap { $0.isEmpty ? nil : $0 }
+        cash = try PortfolioOptions.cash(&a, allowOff: false)
     }
 
     func run(_ context: Context) throws -> ExitCode {
         let currency = try self.currency.map(AssetOptions.currency) ?? "USD"
-        let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now)
+        let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now, trackCash: cash.on == true)
+        let deposit = try cash.deposit.map { try PortfolioOptions.openingDeposit($0, date: cash.date, portfolio: p, context: context) }
+        if let deposit { try ValueRules.check(deposit, now: context.now) }
         let book: Book = try context.session().store.update(now: context.now, names: context.names) { book in
             if book.portfolio(named: name) != nil { throw PortfolioError.portfolioExists(name) }
             book.portfolios.append(p)
+            if let deposit { book.add([deposit]) }
             return (true, book)
         }
         if context.json {
@@ -101,14 +131,22 @@ struct PortfolioEditCommand: Command {
         options: [OptionSpec("--name", "NEW", "a new name (its transactions follow in the same write)"),
                   OptionSpec("--description", "TEXT", "a new description (\"\" removes it)"),
                   OptionSpec("--active", nil, "include it in --all again"),
-                  OptionSpec("--inactive", nil, "leave it out of --all and of 'portfolio list'")],
+                  OptionSpec("--inactive", nil, "leave it out of --all and of 'portfolio list'")]
+            + PortfolioOptions.cashOptions + [OptionSpec("--no-cash", nil, "stop tracking cash (refused while it has cash records)")],
         group: "Assets and portfolios",
-        examples: ["bitpal portfolio edit trading --name swing", "bitpal portfolio edit old --inactive"])
+        details: """
+        Turning cash on re-checks the whole history: it is refused, naming the first record that would
+        overdraw, unless the cash it needs is there; --opening-deposit AMOUNT --date D records that
+        cash in the same write.
+        """,
+        examples: ["bitpal portfolio edit trading --name swing", "bitpal portfolio edit old --inactive",
+                   "bitpal portfolio edit main --cash --opening-deposit 25000 --date 2023-12-31"])
 
     var name: String
     var newName: String?
     var description: String?
     var active: Bool?
+    var cash: (on: Bool?, deposit: Fixed18?, date: DateArgument?)
 
     init(parsing a: inout ArgumentList) throws {
         name = try PortfolioOptions.name(try a.popPositional("NAME"))
@@ -117,8 +155,9 @@ struct PortfolioEditCommand: Command {
         let on = a.popFlag("--active"), off = a.popFlag("--inactive")
         if on && off { throw UsageError.conflict("--active and --inactive contradict each other") }
         active = on ? true : off ? false : nil
-        if newName == nil && description == nil && active == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive")
+        cash = try PortfolioOptions.cash(&a, allowOff: true)
+        if newName == nil && description == nil && active == nil && cash.on == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive, --cash, --no-cash")
         }
     }
 
@@ -136,6 +175,17 @@ struct PortfolioEditCommand: Command {
             }
             if let description { p.description = description.isEmpty ? nil : description }
             if let active { p.active = active }
+            if let on = cash.on {
+                if !on, book.transactions.contains(where: { $0.portfolio == p.name && $0.rule.isCashOnly($0) }) {
+                    throw CommandFailure("Portfolio '\(TextEscaping.escaped(p.name))' has cash records; delete them before turning cash off")
+                }
+                p.trackCash = on
+                if let amount = cash.deposit {
+                    let deposit = try PortfolioOptions.openingDeposit(amount, date: cash.date, portfolio: p, context: context)
+                    try ValueRules.check(deposit, now: context.now)
+                    book.add([deposit])
+                }
+            }
             book.portfolios[i] = p
             return (true, (p, book))
         }

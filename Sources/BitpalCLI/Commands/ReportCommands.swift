@@ -66,7 +66,7 @@ struct HoldingsCommand: Command {
             context.printJSON(ReportJSON.holdings(report))
             return .success
         }
-        if report.holdings.isEmpty {
+        if report.holdings.isEmpty && report.cash.isEmpty {
             context.out("You hold nothing yet. Record a buy with: bitpal add buy bitcoin 0.5 42000\n")
             return .success
         }
@@ -85,10 +85,17 @@ struct HoldingsCommand: Command {
                 .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) }),
             ])
         }
-        // Totals cover the priced holdings only, so that P&L = value − cost on the row itself.
+        // Cash: its balance is its value; no cost, no P&L.
+        for c in report.cash {
+            table.add((byPortfolio ? [.init(TextEscaping.escaped(c.portfolio ?? ""))] : []) + [
+                .init(c.currency), .init("Cash"), .init("cash"), .init(Human.money(c.balance)), .init(""), .init(""), .init(""),
+                .init(Human.money(c.balance)), .init(""), .init(""),
+            ])
+        }
+        // Totals cover the priced holdings (and cash), so that P&L = value − cost on the row itself.
         let priced = report.holdings.count - report.unpricedCount
         let pct = report.unrealizedPnLPercentage
-        table.addFooter(lead + (priced == 0 ? [
+        table.addFooter(lead + (priced == 0 && report.cash.isEmpty ? [
             .init(byPortfolio ? "" : "TOTAL"), .init(""), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
         ] : [
             .init(byPortfolio ? "" : "TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""), .init(""),
@@ -172,6 +179,11 @@ struct SummaryCommand: Command {
         let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
         rows.add([.init("Total value"), .init(nothingPriced ? "—" : Human.money(s.totalValue)),
                   .init(nothingPriced ? "no prices yet" : s.unpricedCount > 0 ? "priced holdings only" : "")])
+        if let cash = s.cashBalance {
+            rows.add([.init("  holdings"), .init(nothingPriced ? "—" : Human.money(s.holdingsValue)), .init("")])
+            rows.add([.init("  cash"), .init(Human.money(cash)), .init("")])
+        }
+        if let deposits = s.netDeposits { rows.add([.init("Net deposits"), .init(Human.money(deposits)), .init("money put in, less taken out")]) }
         rows.add([.init("Open cost"), .init(Human.money(s.totalOpenCost)), .init("")])
         rows.add([.init("Closed cost"), .init(Human.money(s.totalClosedCost)), .init("")])
         rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }),

@@ -28,7 +28,10 @@ enum TransactionOptions {
         func symbol(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
         var s: String
         if legs.count == 2, let other = legs.last {
-            if t.type == .sell {
+            if t.type == .withdrawal {
+                s = "cash transfer \(Human.money(t.amountValue.decimal)) \(t.currency ?? "") from '\(TextEscaping.escaped(t.portfolio))' "
+                    + "to '\(TextEscaping.escaped(other.portfolio))'"
+            } else if t.type == .sell {
                 s = "swap \(Human.quantity(t.amountValue.decimal)) \(symbol(t.assetId)) → \(Human.quantity(other.amountValue.decimal)) \(symbol(other.assetId))"
                 s += ", value \(Human.money(t.gross))"
                 if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
@@ -258,7 +261,8 @@ struct ListCommand: Command {
     static let spec = CommandSpec(
         name: "list", summary: "List transactions, newest first", arguments: "[ASSET]",
         options: [
-            OptionSpec("--type", "TYPE", "only this kind (swap and move name linked pairs)", choices: TransactionOptions.types + ["swap", "move"]),
+            OptionSpec("--type", "TYPE", "only this kind (swap, move and transfer name linked pairs)",
+                       choices: TransactionOptions.types + ["swap", "move", "transfer"]),
             OptionSpec("--since", "DATE", "from this day or time on (inclusive)"),
             OptionSpec("--until", "DATE", "up to this day or time (inclusive; a day covers the whole day)"),
             OptionSpec("--limit", "N", "at most N lines"),
@@ -284,10 +288,14 @@ struct ListCommand: Command {
         all = a.popFlag("--all")
     }
 
-    /// What a line's kind is called: a leg's kind, or `swap`/`move` for a linked pair.
+    /// What a line's kind is called: a leg's kind, or `swap`/`move`/`transfer` (of cash) for a linked pair.
     static func kind(of legs: [Transaction]) -> String {
         guard legs.count == 2 else { return legs[0].type.rawValue }
-        return legs[0].type == .sell || legs[0].type == .buy ? "swap" : "move"
+        switch legs[0].type {
+        case .sell, .buy: return "swap"
+        case .withdrawal, .deposit: return "transfer"
+        default: return "move"
+        }
     }
 
     func run(_ context: Context) throws -> ExitCode {
@@ -351,12 +359,14 @@ struct ListCommand: Command {
             var row: [Table.Cell] = []
             if legs.count == 2 {
                 let o = legs[1]
-                let swap = ListCommand.kind(of: legs) == "swap"
+                let kind = ListCommand.kind(of: legs)
+                let swap = kind == "swap", cash = kind == "transfer"
                 if showPortfolio { row.append(.init(swap ? TextEscaping.escaped(t.portfolio) : "\(TextEscaping.escaped(t.portfolio)) → \(TextEscaping.escaped(o.portfolio))")) }
-                row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(swap ? "swap" : "move"),
-                        .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : sym(t.assetId)),
-                        .init(swap ? "\(Human.quantity(t.amount)) → \(Human.quantity(o.amount))" : Human.quantity(t.amount)),
-                        .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee) : ""), .init(swap ? Human.money(t.gross) : ""),
+                row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(kind),
+                        .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : cash ? "" : sym(t.assetId)),
+                        .init(swap ? "\(Human.quantity(t.amount)) → \(Human.quantity(o.amount))"
+                              : cash ? Human.money(t.amountValue.decimal) : Human.quantity(t.amount)),
+                        .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee) : ""), .init(swap ? Human.money(t.gross) : cash ? Human.money(t.total) : ""),
                         .init(TextEscaping.escaped(t.notes ?? ""))]
             } else {
                 if showPortfolio { row.append(.init(TextEscaping.escaped(t.portfolio))) }

@@ -41,12 +41,24 @@ enum ReportJSON {
         ])
     }
 
+    /// A CASH line among the holdings: the balance is its amount and its value; no cost, no P&L.
+    static func cash(_ c: CashLine) -> JSONValue {
+        .object((c.portfolio.map { [("portfolio", JSONValue.string($0))] } ?? []) + [
+            ("assetId", .null), ("symbol", .string(c.currency)), ("name", .string("Cash")), ("type", .string("cash")),
+            ("totalAmount", .string(c.balance.trimmed(maxScale: 18))), ("avgCost", .null), ("totalCost", .null), ("currentPrice", .null),
+            ("currentValue", money(c.balance)), ("profitLoss", .null), ("profitLossPercentage", .null), ("priceUpdatedAt", .null),
+            ("priceStale", .null),
+        ])
+    }
+
     static func holdings(_ r: HoldingsReport) -> JSONValue {
         .object([
-            ("holdings", .array(r.holdings.map(holding))),
+            ("holdings", .array(r.holdings.map(holding) + r.cash.map(cash))),
             ("totals", .object([
                 ("totalCost", money(r.totalCost)),
-                ("currentValue", money(r.totalValue)),
+                ("currentValue", money(r.holdingsValue)),
+                ("cashBalance", money(r.cashBalance)),
+                ("totalValue", money(r.totalValue)),
                 ("profitLoss", money(r.unrealizedPnL)),
                 ("profitLossPercentage", percent(r.unrealizedPnLPercentage)),
                 ("unpricedCount", .number(String(r.unpricedCount))),
@@ -94,6 +106,10 @@ enum ReportJSON {
     static func summary(_ s: PortfolioSummary) -> JSONValue {
         .object([
             ("totalValue", money(s.totalValue)),
+            ("holdingsValue", money(s.holdingsValue)),
+            ("cashBalance", money(s.cashBalance)),
+            ("netDeposits", money(s.netDeposits)),
+            ("fxEffect", money(s.fxEffect)),
             ("totalOpenCost", money(s.totalOpenCost)),
             ("totalClosedCost", money(s.totalClosedCost)),
             ("unrealizedPnL", money(s.unrealizedPnL)),

@@ -245,4 +245,16 @@ extension Transaction {
                         fee: nil, currency: nil, date: date, notes: notes, linkedId: id),
         ]
     }
+
+    /// Cash from one portfolio to another: a withdrawal and a deposit, linked by the first leg's id.
+    public static func cashTransfer(_ amount: Fixed18, currency: String, from: String, to: String, date: Date,
+                                    notes: String?) -> [Transaction] {
+        let id = UUIDText.random()
+        return [
+            Transaction(id: id, portfolio: from, type: .withdrawal, assetId: "", amount: amount, price: nil, fee: nil,
+                        currency: currency, date: date, notes: notes, linkedId: id),
+            Transaction(portfolio: to, type: .deposit, assetId: "", amount: amount, price: nil, fee: nil,
+                        currency: currency, date: date, notes: notes, linkedId: id),
+        ]
+    }
 }

@@ -1,0 +1,247 @@
+import Foundation
+import PortfolioCore
+
+/// The cash ledger of a portfolio that tracks cash: money in and out, interest, transfers.
+enum CashOptions {
+    static let details = """
+    A portfolio that tracks cash (portfolio add|edit NAME --cash) keeps a cash ledger: buys spend
+    cash (total + fee), sells bring it back (total − fee), dividends and interest add what was paid
+    net of tax, a swap spends its fee; moving assets, rewards, adjustments and splits leave it alone.
+    Cash never goes below zero at any date: a buy, a withdrawal or a back-dated change that would
+    overdraw is refused and nothing is written. At one instant deposits come first, so a deposit on
+    a buy's day pays for it. Until exchange rates arrive, cash is in the portfolio's base currency.
+    """
+
+    /// The chosen portfolio, which must track cash.
+    static func portfolio(_ context: Context, in book: Book) throws -> Portfolio {
+        let p = try context.portfolio(in: book)
+        guard p.trackCash else { throw PortfolioError.cashNotTracked(p.name) }
+        return p
+    }
+
+    static func amount(_ text: String) throws -> Fixed18 { try ArgumentList.fixed(text, field: "Amount") }
+
+    /// Records `legs` (built for the chosen portfolio, which tracks cash) and says what was added.
+    static func record(_ context: Context, _ make: (Book, Portfolio) throws -> [Transaction]) throws -> ExitCode {
+        let session = try context.session()
+        let settings = try session.loadSettings()
+        let legs = try make(settings, try portfolio(context, in: settings))
+        for leg in legs { try ValueRules.check(leg, now: context.now) }
+        try session.store.update(now: context.now, names: context.names) { book in
+            book.add(legs)
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(TransactionOptions.json(legs))
+        } else {
+            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
+        }
+        return .success
+    }
+
+    static let dateOption = OptionSpec("--date", "DATE", "when (default now)")
+    static let noteOption = OptionSpec("--note", "TEXT", "a note kept with it")
+    static let currencyOption = OptionSpec("--currency", "CODE", "the cash's currency (default, and for now only: the base currency)")
+}
+
+/// What every cash record takes: an amount, a date, a note and a currency.
+struct CashRecordOptions {
+    var amount: Fixed18
+    var date: DateArgument?
+    var note: String?
+    var currency: String?
+
+    init(_ a: inout ArgumentList) throws {
+        amount = try CashOptions.amount(try a.popPositional("AMOUNT"))
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        note = a.popOption("--note").flatMap { $0.isEmpty ? nil : $0 }
+        currency = a.popOption("--currency")
+    }
+
+    /// One cash record of `type` in `portfolio`.
+    func transaction(_ type: TransactionType, fee: Fixed18? = nil, book: Book, portfolio: Portfolio, context: Context) throws -> Transaction {
+        Transaction(portfolio: portfolio.name, type: type, assetId: "", amount: amount, price: nil, fee: fee,
+                    currency: try book.currency(given: currency, assetId: "", portfolio: portfolio),
+                    date: try date?.start(in: context.timeZone, now: context.now) ?? context.now, notes: note)
+    }
+}
+
+struct CashDepositCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash deposit", summary: "Record money paid into the portfolio", arguments: "AMOUNT",
+        options: [CashOptions.currencyOption, OptionSpec("--initial", nil, "label it initial capital"), CashOptions.dateOption,
+                  CashOptions.noteOption],
+        group: "Cash", details: CashOptions.details,
+        examples: ["bitpal -p brokerage cash deposit 10000 --initial --date 2024-01-01", "bitpal cash deposit 500"])
+
+    var options: CashRecordOptions
+    var initial: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        options = try CashRecordOptions(&a)
+        initial = a.popFlag("--initial")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try CashOptions.record(context) { book, p in
+            var t = try options.transaction(.deposit, book: book, portfolio: p, context: context)
+            if initial { t.notes = t.notes.map { "initial capital: " + $0 } ?? "initial capital" }
+            return [t]
+        }
+    }
+}
+
+struct CashWithdrawCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash withdraw", summary: "Record money taken out of the portfolio", arguments: "AMOUNT",
+        options: [CashOptions.currencyOption, CashOptions.dateOption, CashOptions.noteOption],
+        group: "Cash", details: CashOptions.details, examples: ["bitpal cash withdraw 1000 --date 2024-03-01"])
+
+    var options: CashRecordOptions
+
+    init(parsing a: inout ArgumentList) throws { options = try CashRecordOptions(&a) }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try CashOptions.record(context) { book, p in [try options.transaction(.withdrawal, book: book, portfolio: p, context: context)] }
+    }
+}
+
+struct CashInterestCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash interest", summary: "Record interest paid on cash (income)", arguments: "AMOUNT",
+        options: [OptionSpec("--fee", "TAX", "tax withheld from it (default 0)"), CashOptions.currencyOption, CashOptions.dateOption,
+                  CashOptions.noteOption],
+        group: "Cash", details: "AMOUNT is the gross interest; cash grows by AMOUNT − TAX, which is income.",
+        examples: ["bitpal cash interest 12.50 --date 2024-03-02", "bitpal cash interest 20 --fee 5"])
+
+    var options: CashRecordOptions
+    var fee: Fixed18
+
+    init(parsing a: inout ArgumentList) throws {
+        options = try CashRecordOptions(&a)
+        fee = try a.popOption("--fee").map { try ArgumentList.fixed($0, field: "Fee") } ?? .zero
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try CashOptions.record(context) { book, p in [try options.transaction(.interest, fee: fee, book: book, portfolio: p, context: context)] }
+    }
+}
+
+struct CashTransferCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash transfer", summary: "Move cash to another portfolio that tracks cash", arguments: "AMOUNT",
+        options: [OptionSpec("--to", "PORTFOLIO", "where the cash goes (required)"), CashOptions.currencyOption, CashOptions.dateOption,
+                  CashOptions.noteOption],
+        group: "Cash",
+        details: "A withdrawal from the chosen portfolio and a deposit into --to, linked: 'edit' and 'delete' act on both.",
+        examples: ["bitpal -p brokerage cash transfer 500 --to savings"])
+
+    var options: CashRecordOptions
+    var to: String
+
+    init(parsing a: inout ArgumentList) throws {
+        options = try CashRecordOptions(&a)
+        guard let to = a.popOption("--to") else { throw UsageError.missingValue(option: "--to", valueName: "PORTFOLIO") }
+        self.to = try PortfolioOptions.name(to, option: "--to")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try CashOptions.record(context) { book, from in
+            let target = try Context.portfolio(named: to, in: book, option: "--to")
+            if target.name == from.name { throw CommandFailure("A cash transfer needs two different portfolios (both are '\(TextEscaping.escaped(from.name))')") }
+            guard target.trackCash else { throw PortfolioError.cashNotTracked(target.name) }
+            let out = try options.transaction(.withdrawal, book: book, portfolio: from, context: context)
+            // The receiving portfolio must hold the same currency (until exchange rates arrive).
+            _ = try book.currency(given: out.currency, assetId: "", portfolio: target)
+            return Transaction.cashTransfer(out.amountValue, currency: out.currency ?? from.baseCurrency, from: from.name, to: target.name,
+                                            date: out.date, notes: out.notes)
+        }
+    }
+}
+
+struct CashBalanceCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash balance", summary: "Cash of the portfolio, per currency", options: [ReportOptions.all],
+        group: "Cash", details: CashOptions.details, examples: ["bitpal cash", "bitpal -p brokerage cash --json"])
+
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws { all = a.popFlag("--all") }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
+        let book = try session.loadBook()
+        let selected = try CashReport.selection(context, book: book, all: all)
+        let ledger = try context.checkedLedger(book)
+        let balances = ledger.cash.filter { selected.contains($0.key.portfolio) }
+        var byCurrency: [String: Exact36] = [:]
+        for (key, v) in balances { byCurrency[key.currency] = (try? (byCurrency[key.currency] ?? .zero) + v) ?? v }
+        let currencies = byCurrency.keys.sorted()
+        let base = try context.portfolio(in: book).baseCurrency
+        let total = currencies.reduce(Exact36.zero) { (try? $0 + (byCurrency[$1] ?? .zero)) ?? $0 }
+        if context.json {
+            context.printJSON(.object([
+                ("baseCurrency", .string(base)),
+                ("balances", .array(currencies.map { c in
+                    .object([("currency", .string(c)), ("amount", ReportJSON.money(byCurrency[c])), ("value", ReportJSON.money(byCurrency[c]))])
+                })),
+                ("total", ReportJSON.money(total)),
+            ]))
+            return .success
+        }
+        var table = Table([("CURRENCY", .left), ("BALANCE", .right)])
+        for c in currencies { table.add([.init(c), .init(Human.money(byCurrency[c] ?? .zero))]) }
+        if currencies.isEmpty { table.add([.init(base), .init(Human.money(Exact36.zero))]) }
+        context.out(table.render(style: context.style))
+        return .success
+    }
+}
+
+struct CashHistoryCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash history", summary: "Every cash movement with the running balance, oldest first", options: [ReportOptions.all],
+        group: "Cash", examples: ["bitpal cash history", "bitpal -p brokerage cash history --json"])
+
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws { all = a.popFlag("--all") }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let session = try context.session()
+        let book = try session.loadBook()
+        let selected = try CashReport.selection(context, book: book, all: all)
+        let rows = try context.checkedLedger(book).cashMovements.filter { selected.contains($0.portfolio) }
+        if context.json {
+            context.printJSON(.object([("rows", .array(rows.map { m in
+                .object([("date", .string(ISODate.format(m.date))), ("transactionId", .string(UUIDText.lowercased(m.transactionId))),
+                         ("portfolio", .string(m.portfolio)), ("type", .string(m.type.rawValue)), ("amount", ReportJSON.money(m.amount)),
+                         ("currency", .string(m.currency)), ("balance", ReportJSON.money(m.balance))])
+            }))]))
+            return .success
+        }
+        if rows.isEmpty {
+            context.out("No cash movements yet. Record one with 'bitpal cash deposit AMOUNT'.\n")
+            return .success
+        }
+        let zone = context.timeZone
+        var table = Table((all ? [("PORTFOLIO", .left)] : []) + [("DATE", .left), ("TYPE", .left), ("AMOUNT", .right), ("BALANCE", .right),
+                                                                  ("CURRENCY", .left), ("ID", .left)])
+        for m in rows {
+            table.add((all ? [.init(TextEscaping.escaped(m.portfolio))] : []) + [
+                .init(Human.day(m.date, in: zone)), .init(m.type.rawValue), .init(Human.signedMoney(m.amount)), .init(Human.money(m.balance)),
+                .init(m.currency), .init(String(UUIDText.lowercased(m.transactionId).prefix(8))),
+            ])
+        }
+        context.out(table.render(style: context.style))
+        return .success
+    }
+}
+
+enum CashReport {
+    /// The portfolios a cash report covers: every active one that tracks cash (`--all`), else the
+    /// chosen one, which must track cash.
+    static func selection(_ context: Context, book: Book, all: Bool) throws -> Set<String> {
+        if all { return Set(try context.selection(in: book, all: true).filter { book.portfolio(named: $0)?.trackCash == true }) }
+        return [try CashOptions.portfolio(context, in: book).name]
+    }
+}

@@ -1,0 +1,99 @@
+import BitpalCLI
+import Foundation
+import PortfolioCore
+import XCTest
+
+/// Worked example H through the CLI, and the refusals of cash.
+final class CashCLITests: XCTestCase {
+    func brokerage() -> Sandbox {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "brokerage", "--cash"])
+        s.ok(["portfolio", "default", "brokerage"])
+        s.ok(["asset", "add", "AAPL", "--name", "Apple Inc.", "--type", "stock"])
+        return s
+    }
+
+    func testWorkedExampleHThroughTheCLI() throws {
+        let s = brokerage()
+        s.ok(["cash", "deposit", "10000", "--initial", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "AAPL", "10", "180", "--fee", "1", "--date", "2024-01-02"])
+        s.ok(["add", "dividend", "AAPL", "2.40", "--fee", "0.36", "--date", "2024-02-15"])
+        s.ok(["cash", "withdraw", "1000", "--date", "2024-03-01"])
+        s.ok(["cash", "interest", "12.50", "--date", "2024-03-02"])
+        let before = s.storeBytes
+        let refused = s.run(["add", "buy", "AAPL", "50", "170", "--date", "2024-04-01"])
+        XCTAssertEqual(refused.code, .failure)
+        XCTAssertEqual(refused.err, "error: Not enough USD cash in 'brokerage': the buy on 2024-04-01 needs 8,500.00, 7,213.54 is available.\n")
+        XCTAssertEqual(s.storeBytes, before, "nothing written")
+        s.ok(["add", "buy", "AAPL", "40", "170", "--date", "2024-04-01"])
+        s.ok(["add", "sell", "AAPL", "20", "190", "--fee", "1", "--date", "2024-05-01"])
+        s.ok(["price", "set", "AAPL", "200", "--date", "2024-05-02"])
+
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "summary"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["holdingsValue"] as? String, "6000.00")
+        XCTAssertEqual(summary["cashBalance"] as? String, "4212.54")
+        XCTAssertEqual(summary["totalValue"] as? String, "10212.54")
+        XCTAssertEqual(summary["netDeposits"] as? String, "9000.00")
+        XCTAssertEqual(summary["income"] as? String, "14.54")
+        XCTAssertEqual(summary["totalPnL"] as? String, "1212.54")
+        XCTAssertEqual(summary["fxEffect"] as? String, "0.00")
+        XCTAssertEqual(summary["unrealizedPnL"] as? String, "839.40")
+
+        let cash = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "cash"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(cash["total"] as? String, "4212.54")
+        let history = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "cash", "history"]).out.utf8)) as? [String: Any])
+        let rows = try XCTUnwrap(history["rows"] as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["amount"] as? String }, ["10000.00", "-1801.00", "2.04", "-1000.00", "12.50", "-6800.00", "3799.00"])
+        XCTAssertEqual(rows.last?["balance"] as? String, "4212.54")
+
+        let holdings = s.ok(["holdings"]).out
+        XCTAssertTrue(holdings.contains("USD    Cash        cash   $4,212.54"), holdings)
+        XCTAssertTrue(holdings.contains("$10,212.54"), holdings)
+    }
+
+    func testCashNeedsAPortfolioThatTracksIt() {
+        let s = Sandbox()
+        for args in [["cash"], ["cash", "history"], ["cash", "deposit", "10"]] {
+            let r = s.run(args)
+            XCTAssertEqual(r.code, .failure, "\(args)")
+            XCTAssertEqual(r.err, "error: Portfolio 'main' does not track cash; turn it on with 'bitpal portfolio edit main --cash'\n")
+        }
+        XCTAssertNil(s.storeBytes)
+    }
+
+    func testTurningCashOnChecksTheHistoryAndAnOpeningDepositPaysForIt() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "30000", "--date", "2024-01-05"])
+        let before = s.storeBytes
+        let refused = s.run(["portfolio", "edit", "main", "--cash"])
+        XCTAssertEqual(refused.code, .failure)
+        XCTAssertTrue(refused.err.contains("Not enough USD cash in 'main': the buy on 2024-01-05 needs 30,000.00, 0.00 is available."), refused.err)
+        XCTAssertEqual(s.storeBytes, before)
+        s.ok(["portfolio", "edit", "main", "--cash", "--opening-deposit", "40000", "--date", "2024-01-01"])
+        XCTAssertTrue(s.ok(["cash"]).out.contains("$10,000.00"))
+        // Back-dating a withdrawal before the buy would overdraw it: refused.
+        let back = s.run(["cash", "withdraw", "20000", "--date", "2024-01-02"])
+        XCTAssertEqual(back.code, .failure)
+        XCTAssertTrue(back.err.contains("the buy on 2024-01-05 needs 30,000.00, 20,000.00 is available"), back.err)
+        // Turning cash off is refused while cash records exist.
+        XCTAssertEqual(s.run(["portfolio", "edit", "main", "--no-cash"]).code, .failure)
+        XCTAssertEqual(s.run(["portfolio", "edit", "main", "--opening-deposit", "5"]).code, .usage)
+    }
+
+    func testACashTransferIsOneLineAndDeletedWhole() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--cash"])
+        s.ok(["portfolio", "add", "savings", "--cash"])
+        s.ok(["cash", "deposit", "100", "--date", "2024-01-01"])
+        let added = s.ok(["cash", "transfer", "40", "--to", "savings", "--date", "2024-01-02"]).out
+        XCTAssertTrue(added.hasPrefix("Added cash transfer $40.00 USD from 'main' to 'savings', on 2024-01-02"), added)
+        XCTAssertTrue(s.ok(["-p", "savings", "cash"]).out.contains("$40.00"))
+        XCTAssertTrue(s.ok(["list", "--type", "transfer"]).out.contains("main → savings"))
+        let overdraw = s.run(["cash", "transfer", "61", "--to", "savings"])
+        XCTAssertEqual(overdraw.code, .failure)
+        let id = String(added.split(separator: "\n")[1].dropFirst(3).prefix(8))
+        s.ok(["delete", id])
+        XCTAssertTrue(s.ok(["-p", "savings", "cash", "history"]).out.contains("No cash movements yet"))
+        XCTAssertTrue(s.ok(["cash"]).out.contains("$100.00"))
+    }
+}
