@@ -20,7 +20,8 @@ struct DemoCommand: Command {
 
     /// The sample book: coins in `main`, a registered stock with a dividend and a split, a staking
     /// reward, coins received from an old wallet, a swap, a closed cycle, and a `trading` portfolio
-    /// that a move fed.
+    /// that a move fed, and a `brokerage` portfolio that tracks cash (an ETF bought with deposited
+    /// cash, its dividend, interest on the cash, a withdrawal).
     static let rows: [Row] = [
         ("main", "2024-01-05", "buy", "bitcoin", "0.5", "42000", "12", "first stack"),
         ("main", "2024-01-15", "buy", "AAPL", "10", "185.20", "1", nil),
@@ -37,16 +38,23 @@ struct DemoCommand: Command {
         ("main", "2024-08-15", "dividend", "AAPL", "10", nil, "1.50", nil),
         ("main", "2024-11-12", "sell", "bitcoin", "0.1", "88000", "10", "partial take-profit"),
         ("main", "2024-12-05", "sell", "dogecoin", "20000", "0.39", "0", "closed the position"),
+        ("brokerage", "2024-01-02", "deposit", "", "5000", nil, nil, "initial capital"),
+        ("brokerage", "2024-01-03", "buy", "VOO", "8", "435.10", "0", nil),
+        ("brokerage", "2024-03-27", "dividend", "VOO", "14.02", nil, "2.10", nil),
+        ("brokerage", "2024-06-30", "interest", "", "6.25", nil, "0", "cash sweep"),
+        ("brokerage", "2024-09-02", "withdrawal", "", "500", nil, nil, nil),
     ]
 
     static let prices: [(String, String)] = [
-        ("bitcoin", "97250.5"), ("ethereum", "3412.75"), ("solana", "168.4"), ("dogecoin", "0.2875"), ("AAPL", "229.87"),
+        ("bitcoin", "97250.5"), ("ethereum", "3412.75"), ("solana", "168.4"), ("dogecoin", "0.2875"), ("AAPL", "229.87"), ("VOO", "530.60"),
     ]
 
     static func samplePortfolio(now: Date, zone: TimeZone) throws -> Book {
         var p = Book(portfolios: [Portfolio(name: "main", description: "long term", createdDate: now),
-                                  Portfolio(name: "trading", description: "short term", createdDate: now)],
-                     assets: [Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ", createdDate: now)])
+                                  Portfolio(name: "trading", description: "short term", createdDate: now),
+                                  Portfolio(name: "brokerage", description: "ETFs and cash", createdDate: now, trackCash: true)],
+                     assets: [Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ", createdDate: now),
+                              Asset(id: "VOO", name: "Vanguard S&P 500 ETF", type: .etf, market: "NYSE Arca", createdDate: now)])
         func fixed(_ text: String) throws -> Fixed18 { try ValueRules.fixed(text, field: "sample") }
         for r in rows {
             guard let parts = ISODate.parseDay(utf8: r.day.utf8) else { continue }
@@ -110,7 +118,7 @@ struct DemoCommand: Command {
             return .success
         }
         let bold = context.style.bold
-        demo.out(bold("A sample book: 4 coins and a stock in two portfolios, priced by hand (offline).") + "\n\n")
+        demo.out(bold("A sample book: 4 coins, a stock and an ETF in three portfolios, one with cash, priced by hand (offline).") + "\n\n")
         demo.out(bold("$ bitpal list --all --limit 8") + "\n")
         _ = try ListCommand(limit: 8, all: true).run(demo)
         demo.out("\n" + bold("$ bitpal holdings --all --by-portfolio") + "\n")

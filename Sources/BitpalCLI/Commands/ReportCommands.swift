@@ -92,17 +92,22 @@ struct HoldingsCommand: Command {
                 .init(Human.money(c.balance)), .init(""), .init(""),
             ])
         }
-        // Totals cover the priced holdings (and cash), so that P&L = value − cost on the row itself.
+        // Totals cover the priced holdings, so that P&L = value − cost on the row itself; with cash, a
+        // second line adds it.
         let priced = report.holdings.count - report.unpricedCount
         let pct = report.unrealizedPnLPercentage
         table.addFooter(lead + (priced == 0 && report.cash.isEmpty ? [
             .init(byPortfolio ? "" : "TOTAL"), .init(""), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
         ] : [
             .init(byPortfolio ? "" : "TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""), .init(""),
-            .init(Human.money(report.totalCost)), .init(""), .init(Human.money(report.totalValue)),
+            .init(Human.money(report.totalCost)), .init(""), .init(Human.money(report.holdingsValue)),
             .init(Human.signedMoney(report.unrealizedPnL), paint: { style.pnl($0, report.unrealizedPnL) }),
             .init(Human.percent(pct), paint: { style.pnl($0, pct) }),
         ]))
+        if let cash = report.cashBalance {
+            table.addFooter((byPortfolio ? [.init("")] : []) + [.init(""), .init("with cash"), .init(""), .init(Human.money(cash)),
+                                    .init(""), .init(""), .init(""), .init(Human.money(report.totalValue)), .init(""), .init("")])
+        }
         context.out(table.render(style: style))
         context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
                                unpricedCost: report.unpricedCost, context: context))

@@ -96,8 +96,8 @@ public struct PortfolioSummary: Sendable {
     /// Holdings plus cash.
     public var totalValue: Exact36
     public var holdingsValue: Exact36
-    /// Cash, net deposits and the effect of exchange rates on cash: `nil` unless every chosen
-    /// portfolio tracks cash.
+    /// Cash of the chosen portfolios that track it (`nil` when none does); net deposits and the
+    /// effect of exchange rates on cash: `nil` unless every chosen portfolio tracks cash.
     public var cashBalance: Exact36?
     public var netDeposits: Exact36?
     public var fxEffect: Exact36?
@@ -228,7 +228,7 @@ public struct Reports: Sendable {
         let allCash = cashTracking.all
         let percentage = allCash ? (t.netDeposits > .zero ? Percent.of(total, t.netDeposits) : nil) : Percent.of(total, base)
         return PortfolioSummary(
-            totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: allCash ? h.cashBalance : nil,
+            totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: h.cashBalance,
             netDeposits: allCash ? t.netDeposits : nil, fxEffect: allCash ? .zero : nil,
             totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: t.realized, income: t.income, taxWithheld: t.taxWithheld, totalPnL: total,
