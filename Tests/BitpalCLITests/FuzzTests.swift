@@ -11,13 +11,14 @@ final class FuzzTests: XCTestCase {
         s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
         s.ok(["add", "sell", "btc", "0.5", "200", "--date", "2024-02-01"])
         s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock"])
-        s.ok(["portfolio", "add", "trading"])
+        s.ok(["portfolio", "add", "trading", "--cash", "--opening-deposit", "1000", "--date", "2024-01-01"])
         s.ok(["add", "buy", "AAPL", "10", "100", "--date", "2024-01-02"])
         var g = SplitMix(seed: 42)
         let words = ["add", "buy", "sell", "btc", "eth", "bitcoin", "list", "edit", "delete", "holdings", "closed", "summary",
                      // The kinds, assets, portfolios and their options.
                      "transfer-in", "transfer-out", "reward", "dividend", "interest", "adjustment", "split", "swap", "move",
                      "income", "asset", "portfolio", "default", "show", "AAPL", "aapl", "GOLD", "trading", "main", "-p",
+                     "cash", "balance", "deposit", "withdraw", "transfer", "--cash", "--no-cash", "--opening-deposit", "--initial",
                      "--portfolio", "--all", "--by-portfolio", "--to", "--from", "--total", "--value", "--currency", "EUR",
                      "--name", "--with-transactions", "--active", "--inactive", "--by", "--year", "month", "4:1", "1:0", "-0.5",
                      "price", "set", "refresh", "history", "watch", "remove", "coins", "search", "widget", "export", "help",
