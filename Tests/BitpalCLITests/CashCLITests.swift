@@ -96,4 +96,25 @@ final class CashCLITests: XCTestCase {
         XCTAssertTrue(s.ok(["-p", "savings", "cash", "history"]).out.contains("No cash movements yet"))
         XCTAssertTrue(s.ok(["cash"]).out.contains("$100.00"))
     }
+
+    func testCashRecordsSurviveExportAndImport() throws {
+        let s = brokerage()
+        s.ok(["cash", "deposit", "1000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "AAPL", "2", "100", "--date", "2024-01-01"])
+        s.ok(["cash", "interest", "3", "--fee", "0.5", "--date", "2024-01-03"])
+        s.ok(["cash", "withdraw", "10", "--date", "2024-01-04"])
+        let history = s.ok(["--json", "cash", "history"]).out
+        // The whole book (JSON) into an empty store: the portfolio, its cash tracking and every record.
+        let json = Sandbox()
+        XCTAssertEqual(json.run(["import", "-", "--format", "json"], stdin: s.ok(["export", "--format", "json"]).out).code, .success)
+        XCTAssertEqual(json.ok(["-p", "brokerage", "--json", "cash", "history"]).out, history)
+        // CSV rows (an empty asset for cash) into a store whose portfolio tracks cash.
+        let csv = brokerage()
+        XCTAssertEqual(csv.run(["import", "-"], stdin: s.ok(["export"]).out).code, .success)
+        XCTAssertEqual(csv.ok(["--json", "cash", "history"]).out, history)
+        // A kind that needs an asset still does.
+        let bad = csv.run(["import", "-"], stdin: "type,asset,amount,price,date\nbuy,,1,2,2024-01-01\n")
+        XCTAssertEqual(bad.code, .failure)
+        XCTAssertTrue(bad.err.contains("line 2: missing asset"), bad.err)
+    }
 }

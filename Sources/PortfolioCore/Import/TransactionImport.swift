@@ -357,9 +357,14 @@ public enum TransactionImport {
                     guard let fallback else { throw PortfolioError.portfolioNotFound(defaultPortfolio) }
                     portfolio = fallback
                 }
-                let assetText = try field(row, .assetId)
+                let assetText = row.fields.text(.assetId) ?? ""
+                let kind = row.fields.text(.type).flatMap { TransactionType(rawValue: $0.lowercased()) }
                 let assetId: String
                 switch assetCache[assetText] {
+                case _ where assetText.isEmpty:
+                    // Cash alone names no asset (a deposit, a withdrawal, interest on cash); other kinds must.
+                    guard let kind, KindRule.of(kind).asset != .required else { throw CommandError("missing \(TransactionField.assetId.columnName)") }
+                    assetId = ""
                 case let .success(id)?: assetId = id
                 case let .failure(e)?: throw e
                 case nil:
@@ -496,6 +501,10 @@ public enum TransactionImport {
             if let existing = merged.portfolio(named: p.name) {
                 if existing.baseCurrency != p.baseCurrency {
                     problems.append("portfolio '\(name)' exists with base currency \(existing.baseCurrency); the file's is \(p.baseCurrency)")
+                }
+                // The file's cash records need its cash tracking; the whole book is re-checked before anything is written.
+                if p.trackCash && !existing.trackCash, let i = merged.portfolios.firstIndex(of: existing) {
+                    merged.portfolios[i].trackCash = true
                 }
                 continue
             }
