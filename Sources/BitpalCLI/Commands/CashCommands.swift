@@ -23,20 +23,8 @@ enum CashOptions {
 
     /// Records `legs` (built for the chosen portfolio, which tracks cash) and says what was added.
     static func record(_ context: Context, _ make: (Book, Portfolio) throws -> [Transaction]) throws -> ExitCode {
-        let session = try context.session()
-        let settings = try session.loadSettings()
-        let legs = try make(settings, try portfolio(context, in: settings))
-        for leg in legs { try ValueRules.check(leg, now: context.now) }
-        try session.store.update(now: context.now, names: context.names) { book in
-            book.add(legs)
-            return (true, ())
-        }
-        if context.json {
-            context.printJSON(TransactionOptions.json(legs))
-        } else {
-            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
-        }
-        return .success
+        let settings = try context.session().loadSettings()
+        return try TransactionOptions.write(try make(settings, try portfolio(context, in: settings)), context: context)
     }
 
     static let dateOption = OptionSpec("--date", "DATE", "when (default now)")
@@ -169,10 +157,7 @@ struct CashBalanceCommand: Command {
     init(parsing a: inout ArgumentList) throws { all = a.popFlag("--all") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let session = try context.session()
-        let book = try session.loadBook()
-        let selected = try CashReport.selection(context, book: book, all: all)
-        let ledger = try context.checkedLedger(book)
+        let (book, ledger, selected) = try CashReport.replay(context, all: all)
         let balances = ledger.cash.filter { selected.contains($0.key.portfolio) }
         var byCurrency: [String: Exact36] = [:]
         for (key, v) in balances { byCurrency[key.currency] = (try? (byCurrency[key.currency] ?? .zero) + v) ?? v }
@@ -207,10 +192,8 @@ struct CashHistoryCommand: Command {
     init(parsing a: inout ArgumentList) throws { all = a.popFlag("--all") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let session = try context.session()
-        let book = try session.loadBook()
-        let selected = try CashReport.selection(context, book: book, all: all)
-        let rows = try context.checkedLedger(book).cashMovements.filter { selected.contains($0.portfolio) }
+        let (_, ledger, selected) = try CashReport.replay(context, all: all)
+        let rows = ledger.cashMovements.filter { selected.contains($0.portfolio) }
         if context.json {
             context.printJSON(.object([("rows", .array(rows.map { m in
                 .object([("date", .string(ISODate.format(m.date))), ("transactionId", .string(UUIDText.lowercased(m.transactionId))),
@@ -238,6 +221,13 @@ struct CashHistoryCommand: Command {
 }
 
 enum CashReport {
+    /// The book, its replay, and the portfolios a cash report covers.
+    static func replay(_ context: Context, all: Bool) throws -> (Book, Ledger, Set<String>) {
+        let book = try context.session().loadBook()
+        let selected = try selection(context, book: book, all: all)
+        return (book, try context.checkedLedger(book), selected)
+    }
+
     /// The portfolios a cash report covers: every active one that tracks cash (`--all`), else the
     /// chosen one, which must track cash.
     static func selection(_ context: Context, book: Book, all: Bool) throws -> Set<String> {

@@ -81,6 +81,22 @@ enum TransactionOptions {
         try book.currency(given: given, assetId: asset.id, portfolio: portfolio)
     }
 
+    /// Writes new records (one, or the two legs of a swap, a move or a cash transfer) through the
+    /// store, which checks the whole history, and says what was added.
+    static func write(_ legs: [Transaction], context: Context) throws -> ExitCode {
+        for leg in legs { try ValueRules.check(leg, now: context.now) }
+        try context.session().store.update(now: context.now, names: context.names) { book in
+            book.add(legs)
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(json(legs))
+        } else {
+            context.out("Added \(describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
+        }
+        return .success
+    }
+
     /// The legs of `legs` as JSON: one object, or an array of two for a swap or a move.
     static func json(_ legs: [Transaction]) -> JSONValue {
         legs.count == 1 ? ReportJSON.transaction(legs[0]) : .array(legs.map(ReportJSON.transaction))
@@ -188,7 +204,6 @@ struct AddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let now = context.now
-        let store = session.store
         let book = try session.loadSettings()
         let portfolio = try context.portfolio(in: book)
         let when = try date?.start(in: context.timeZone, now: now) ?? now
@@ -227,17 +242,7 @@ struct AddCommand: Command {
         } else {
             legs = try swapLegs(book: book, portfolio: portfolio, context: context, date: when, notes: notes, fee: fee)
         }
-        for leg in legs { try ValueRules.check(leg, now: now) }
-        try store.update(now: now, names: context.names) { book in
-            book.add(legs)
-            return (true, ())
-        }
-        if context.json {
-            context.printJSON(TransactionOptions.json(legs))
-        } else {
-            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
-        }
-        return .success
+        return try TransactionOptions.write(legs, context: context)
     }
 
     /// A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
@@ -584,20 +589,9 @@ struct MoveCommand: Command {
         let target = try Context.portfolio(named: to, in: book, option: "--to")
         if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
         let asset = try session.resolveAsset(self.asset, in: book)
-        if amount.units == 0 { throw PortfolioError.amountNotPositive }
         let when = try date?.start(in: context.timeZone, now: now) ?? now
-        if when > now { throw PortfolioError.futureDate }
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
-        let legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
-        try session.store.update(now: now, names: context.names) { book in
-            book.add(legs)
-            return (true, ())
-        }
-        if context.json {
-            context.printJSON(TransactionOptions.json(legs))
-        } else {
-            context.out("Added \(TransactionOptions.describe(legs, context: context))\nid \(legs[0].id.uuidString.lowercased())\n")
-        }
-        return .success
+        return try TransactionOptions.write(Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when,
+                                                             notes: notes), context: context)
     }
 }
