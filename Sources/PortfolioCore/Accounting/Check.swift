@@ -207,27 +207,50 @@ extension Ledger {
     /// left out and returned with their error.
     ///
     /// A record linked to a leg that is left out (`brokenLinks`, or a leg failing here) is left out
-    /// too, with no error of its own.
+    /// too, with no error of its own. When the failing leg's partner already applied (a cash
+    /// transfer's deposit leg replays first at its instant), the replay starts again with that
+    /// partner and every record left out so far kept out, so a left-out record never has half an
+    /// effect. Only a broken store restarts, once per such pair.
     public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [],
                                        brokenLinks: Set<UUID> = [], trackingCash: Set<String> = [])
         -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
-        var ledger = Ledger(trackingCash: trackingCash)
-        var failures: [(index: Int, error: PortfolioError?)] = []
-        var brokenLinks = brokenLinks
-        for i in chronologicalIndices(transactions) where !excluded.contains(i) {
-            let link = transactions[i].linkedId
-            if let link, brokenLinks.contains(link) {
-                failures.append((i, nil))
-                continue
+        let order = chronologicalIndices(transactions)
+        /// Records kept out from the start of a pass (their error; `nil` for a partner).
+        var keptOut: [Int: PortfolioError?] = [:]
+        while true {
+            var ledger = Ledger(trackingCash: trackingCash)
+            var failures: [(index: Int, error: PortfolioError?)] = []
+            var broken = brokenLinks
+            var appliedLeg: [UUID: Int] = [:]
+            var undo: Int?
+            for i in order where !excluded.contains(i) {
+                let link = transactions[i].linkedId
+                if let kept = keptOut[i] {
+                    failures.append((i, kept))
+                    if let link { broken.insert(link) }
+                    continue
+                }
+                if let link, broken.contains(link) {
+                    failures.append((i, nil))
+                    continue
+                }
+                do {
+                    try ledger.apply(transactions[i])
+                    if let link { appliedLeg[link] = i }
+                } catch {
+                    failures.append((i, error))
+                    guard let link else { continue }
+                    broken.insert(link)
+                    if let partner = appliedLeg[link] {
+                        undo = partner
+                        break
+                    }
+                }
             }
-            do {
-                try ledger.apply(transactions[i])
-            } catch {
-                failures.append((i, error))
-                if let link { brokenLinks.insert(link) }
-            }
+            guard let partner = undo else { return (ledger, failures) }
+            for (i, error) in failures { keptOut.updateValue(error, forKey: i) }
+            keptOut.updateValue(nil, forKey: partner)
         }
-        return (ledger, failures)
     }
 
     /// Indices of `transactions` in replay order: by date; at the same instant deposits first (so
