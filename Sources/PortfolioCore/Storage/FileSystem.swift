@@ -24,6 +24,17 @@ public enum FileSystem {
     /// by name instead of blocking or never ending (it is opened `O_NONBLOCK`, so even a FIFO
     /// without a writer does not hang `open`), and so is a file larger than `limit` bytes.
     public static func readBuffer(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false) throws(StoreError) -> ByteBuffer? {
+        try readPrefixes(path, limit: limit, allowStreams: allowStreams, first: nil) { buffer, _ throws(StoreError) in buffer }
+    }
+
+    /// Reads `path` from its start in growing prefixes (`first` bytes, then four times as many …),
+    /// offering each to `attempt` until it returns a value; the whole file comes last, with `complete`
+    /// true. `nil` when the file does not exist. With `first` `nil` the file is read whole at once.
+    ///
+    /// The checks are `readBuffer`'s: a regular file (or a stream with `allowStreams`) of at most `limit` bytes.
+    /// `attempt` may not keep a prefix it declines: the next one is read into the same memory.
+    public static func readPrefixes<T>(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false, first: Int?,
+                                       _ attempt: (ByteBuffer, _ complete: Bool) throws(StoreError) -> T?) throws(StoreError) -> T? {
         var fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -47,6 +58,8 @@ public enum FileSystem {
         }
         if Int64(st.st_size) > Int64(limit) { throw tooLarge() }
         var buffer = ByteBuffer(capacity: min(max(Int(st.st_size), 0), limit) + 1)
+        // The next prefix offered ends here (the whole file when `first` is nil).
+        var offerAt = first ?? Int.max
         while true {
             if buffer.freeSpace == 0 {
                 // The file grew while being read: continue in a larger buffer, up to the limit.
@@ -56,14 +69,19 @@ public enum FileSystem {
                 bigger.grow(by: buffer.count)
                 buffer = bigger
             }
-            let n = Glibc.read(fd, buffer.base + buffer.count, buffer.freeSpace)
+            let want = min(buffer.freeSpace, max(offerAt - buffer.count, 1))
+            let n = Glibc.read(fd, buffer.base + buffer.count, want)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StoreError(path: path, reason: .unreadable(errorText()))
             }
-            if n == 0 { return buffer }
+            if n == 0 { return try attempt(buffer, true) }
             buffer.grow(by: n)
             if buffer.count > limit { throw tooLarge() }
+            if buffer.count >= offerAt {
+                if let value = try attempt(buffer, false) { return value }
+                offerAt = offerAt > Int.max / 4 ? Int.max : offerAt * 4
+            }
         }
     }
 

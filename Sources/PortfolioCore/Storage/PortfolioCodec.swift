@@ -136,6 +136,18 @@ public enum PortfolioCodec {
     /// Parses a whole document in place; with `settingsOnly`, stops at the transactions (the
     /// portfolios and assets come first in every file bitpal writes), for commands that need only those.
     public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false) throws(StoreError) -> Book {
+        try decodeDocument(buffer, path: path, settingsOnly: settingsOnly).book
+    }
+
+    /// The settings of a document of which `prefix` holds the start: the book when the reader met the
+    /// transactions within it (so the rest of the file cannot change the result), else `nil`.
+    static func decodeSettings(prefix: ByteBuffer, path: String) -> Book? {
+        guard let (book, stopped) = try? decodeDocument(prefix, path: path, settingsOnly: true), stopped else { return nil }
+        return book
+    }
+
+    /// `decode`, and whether it stopped at the transactions (`settingsOnly`).
+    static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool) throws(StoreError) -> (book: Book, stopped: Bool) {
         var r = JSONReader(buffer: buffer)
         do {
             var p = Book(portfolios: [])
@@ -217,7 +229,7 @@ public enum PortfolioCodec {
                 }
                 p.defaultPortfolio = found.name
             }
-            return p
+            return (p, stopped)
         } catch {
             throw StoreError.reading(path, error)
         }

@@ -44,9 +44,16 @@ public struct PortfolioStore: Sendable {
 
     /// The portfolios and registered assets only (no transactions): what resolving an argument needs,
     /// read without the cost of the history. The book's transactions, watchlist and prices are empty.
+    ///
+    /// The file is read from its start only as far as needed (the settings come first in every file
+    /// bitpal writes): a prefix is used only when the reader reached the transactions inside it, so the
+    /// result, and any error, is the same as that of reading the whole file.
     public func loadSettings() throws(StoreError) -> Book {
-        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
-        return try PortfolioCodec.decode(buffer, path: path, settingsOnly: true)
+        let path = self.path
+        let book = try FileSystem.readPrefixes(path, limit: PortfolioStore.readLimit, first: 1 << 16) { buffer, complete throws(StoreError) in
+            complete ? try PortfolioCodec.decode(buffer, path: path, settingsOnly: true) : PortfolioCodec.decodeSettings(prefix: buffer, path: path)
+        }
+        return book ?? Book()
     }
 
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
