@@ -109,6 +109,37 @@ public enum FileSystem {
     ///
     /// If anything fails, the old file is untouched and the temp file is removed.
     public static func writeAtomically(_ bytes: [UInt8], to requested: String, mode: mode_t = 0o600) throws(StoreError) {
+        try writeAtomically(to: requested, mode: mode) { sink throws(StoreError) in
+            try bytes.withUnsafeBufferPointer { buffer throws(StoreError) in try sink.write(buffer) }
+        }
+    }
+
+    /// Where `writeAtomically(to:mode:_:)` sends the bytes of the new file, piece by piece.
+    public struct FileSink {
+        fileprivate let fd: Int32
+        fileprivate var failure: String?
+
+        /// Appends `piece` to the new file.
+        public mutating func write(_ piece: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+            guard failure == nil, let base = piece.baseAddress else { return }
+            var offset = 0
+            while offset < piece.count {
+                let n = Glibc.write(fd, base + offset, piece.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errorText()
+                    throw StoreError(path: "", reason: .writeFailed(failure ?? ""))
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// `writeAtomically` of the bytes `produce` hands its sink, in order: the same temp file, flush and
+    /// rename, without the whole new file in memory at once. If `produce` or a write fails, the old file
+    /// is untouched and the temp file is removed.
+    public static func writeAtomically(to requested: String, mode: mode_t = 0o600,
+                                       _ produce: (inout FileSink) throws(StoreError) -> Void) throws(StoreError) {
         // Through a symlink (a store kept in a dotfiles repository), replace the file it points to,
         // not the link (nor any link in the middle of a chain).
         let path = try resolvingSymlink(requested)
@@ -123,16 +154,15 @@ public enum FileSystem {
             return StoreError(path: path, reason: .writeFailed(detail))
         }
         fchmod(fd, mode)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw fail(errorText())
-            }
-            offset += n
+        var sink = FileSink(fd: fd)
+        do {
+            try produce(&sink)
+        } catch {
+            // A failed write names this file; any other error is the producer's own.
+            if let detail = sink.failure { throw fail(detail) }
+            close(fd)
+            unlink(temp)
+            throw error
         }
         guard fsync(fd) == 0 else { throw fail(errorText()) }
         guard close(fd) == 0 else {

@@ -56,6 +56,11 @@ public struct PortfolioStore: Sendable {
         return book ?? Book()
     }
 
+    private func loadKeepingRecords() throws(StoreError) -> (Book, StoredRecords?) {
+        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return (Book(), nil) }
+        return try PortfolioCodec.decodeKeepingRecords(buffer, path: path)
+    }
+
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
     ///
     /// If `change` throws, nothing is written. `change` returns whether to write.
@@ -65,7 +70,9 @@ public struct PortfolioStore: Sendable {
         try FileSystem.ensureDirectory(directory)
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
-        var book = try load()
+        // The file as read stays in memory until the write, which copies the lines of unchanged records from it.
+        let (read, stored) = try loadKeepingRecords()
+        var book = read
         let original = book
         let outcome = try change(&book)
         if outcome.write {
@@ -85,7 +92,10 @@ public struct PortfolioStore: Sendable {
                 }
             }
             book.changed = []
-            try FileSystem.writeAtomically(PortfolioCodec.encode(book), to: path)
+            let written = book
+            try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
+                try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
+            }
         }
         return outcome.result
     }

@@ -218,6 +218,11 @@ public struct JSONReader {
     /// Where the reader is, to come back to if a fast path does not fit.
     public var mark: Int { position }
 
+    /// The bytes between two marks, as they are in the document (escapes and all).
+    func bytes(from start: Int, to end: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes + start, count: max(0, min(end, count) - start))
+    }
+
     /// Returns to a `mark` taken in the same container.
     public mutating func rewind(to mark: Int) { position = mark }
 
