@@ -84,6 +84,52 @@ import Testing
         #expect(try missing.loadSettings() == Book())
     }
 
+    // MARK: Giving back the memory of what was read
+
+    /// A read that hands back the pages it has passed gives the same book, and names the same line
+    /// and column in its errors, as one that keeps them.
+    @Test func releasingReadPagesChangesNothing() throws {
+        var g = SeededRandom(seed: 9)
+        var book = Self.mixedBook(&g, count: 6_000)
+        book.transactions = book.transactions.map { t in
+            var t = t
+            t.notes = g.below(50) == 0 ? String(repeating: "long ", count: 2_000) : t.notes
+            return t
+        }
+        let bytes = PortfolioCodec.encode(book)
+        var zeros = 0
+        func decode(_ bytes: [UInt8], releasing: Bool) -> Result<Book, StoreError> {
+            var none: [(start: UInt32, count: UInt32)]?
+            let buffer = ByteBuffer(copying: bytes)
+            defer { zeros = UnsafeBufferPointer(start: buffer.base, count: buffer.count).count { $0 == 0 } }
+            do {
+                return .success(try PortfolioCodec.decodeDocument(buffer, path: "p", settingsOnly: false, spans: &none,
+                                                                  releasing: releasing ? (minimumBytes: 0, everyRecords: 333) : nil).book)
+            } catch { return .failure(error) }
+        }
+        let kept = try decode(bytes, releasing: false).get()
+        #expect(zeros == 0)
+        #expect(try decode(bytes, releasing: true).get() == kept)
+        // The pages were given back (they read as zeros now).
+        #expect(zeros > bytes.count / 2)
+        // Errors late in the file (a bad record, a bad key after the transactions, a cut).
+        let text = String(decoding: bytes, as: UTF8.self)
+        let broken = [
+            text.replacingOccurrences(of: #""type": "buy""#, with: #""type": "bye""#),
+            text.replacingOccurrences(of: #""watchlist""#, with: #""watchlist" 1"#),
+            String(text.dropLast(30)),
+        ]
+        for doc in broken {
+            let plain = decode(Array(doc.utf8), releasing: false)
+            let released = decode(Array(doc.utf8), releasing: true)
+            guard case let .failure(a) = plain, case let .failure(b) = released else {
+                Issue.record("expected errors")
+                continue
+            }
+            #expect(a == b)
+        }
+    }
+
     // MARK: Reusing the lines of unchanged records
 
     /// What `update` writes: the pieces of the streaming encoder, reusing `stored`.

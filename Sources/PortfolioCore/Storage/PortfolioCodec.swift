@@ -164,8 +164,13 @@ public enum PortfolioCodec {
 
     /// Parses a whole document in place; with `settingsOnly`, stops at the transactions (the
     /// portfolios and assets come first in every file bitpal writes), for commands that need only those.
-    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false) throws(StoreError) -> Book {
-        try decodeDocument(buffer, path: path, settingsOnly: settingsOnly).book
+    ///
+    /// With `releasingConsumed`, the memory of a large buffer is handed back to the system as the
+    /// records are read (its bytes read as zeros afterwards): for a buffer read for this call alone.
+    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false, releasingConsumed: Bool = false) throws(StoreError) -> Book {
+        var none: [(start: UInt32, count: UInt32)]?
+        return try decodeDocument(buffer, path: path, settingsOnly: settingsOnly, spans: &none,
+                                  releasing: releasingConsumed ? (minimumBytes: 64 << 20, everyRecords: 32_768) : nil).book
     }
 
     /// Parses a whole document and keeps, for a later `encode(_:reusing:)`, the lines of its records
@@ -192,7 +197,8 @@ public enum PortfolioCodec {
 
     /// With `spans`, also notes where each record's line is when it is in the writer's form (see `StoredRecords`).
     static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool,
-                               spans: inout [(start: UInt32, count: UInt32)]?) throws(StoreError) -> (book: Book, stopped: Bool) {
+                               spans: inout [(start: UInt32, count: UInt32)]?,
+                               releasing: (minimumBytes: Int, everyRecords: Int)? = nil) throws(StoreError) -> (book: Book, stopped: Bool) {
         var r = JSONReader(buffer: buffer)
         do {
             var p = Book(portfolios: [])
@@ -251,7 +257,13 @@ public enum PortfolioCodec {
                         spans = kept
                     } else {
                         spans = nil
-                        while try r.nextElement() { p.transactions.append(try readTransaction(&r, version: v)) }
+                        // A large file read for this alone gives its memory back as it goes (the peak is then
+                        // about the file or the records, not both).
+                        let every = releasing.map { buffer.count >= $0.minimumBytes ? max(1, $0.everyRecords) : 0 } ?? 0
+                        while try r.nextElement() {
+                            p.transactions.append(try readTransaction(&r, version: v))
+                            if every > 0 && p.transactions.count % every == 0 { r.releaseConsumed(before: r.mark) }
+                        }
                     }
                 case "watchlist":
                     try r.beginArray()

@@ -39,7 +39,7 @@ public struct PortfolioStore: Sendable {
     /// The saved portfolio, or an empty one when there is no file yet.
     public func load() throws(StoreError) -> Book {
         guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
-        return try PortfolioCodec.decode(buffer, path: path)
+        return try PortfolioCodec.decode(buffer, path: path, releasingConsumed: true)
     }
 
     /// The portfolios and registered assets only (no transactions): what resolving an argument needs,
