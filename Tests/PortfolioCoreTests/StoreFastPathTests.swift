@@ -84,6 +84,95 @@ import Testing
         #expect(try missing.loadSettings() == Book())
     }
 
+    // MARK: The one-line reader
+
+    /// The general reader alone (no fast path): what every record must read as.
+    static func generalRead(_ text: String) -> Result<Transaction, JSONReadError> {
+        var r = JSONReader(bytes: Array(text.utf8))
+        var d = TransactionDraft()
+        do {
+            try r.beginObject()
+            while let k = try r.nextKeyBytes() {
+                if let field = TransactionField.key(k) { try field.read(&r, into: &d) } else { try r.skipValue() }
+            }
+            switch d.build(version: 2) {
+            case let .success(t): return .success(t)
+            case let .failure(missing): return .failure(r.error("a transaction needs " + missing.names.joined(separator: ", ")))
+            }
+        } catch { return .failure(error) }
+    }
+
+    /// Records in the writer's layout, shuffled, with aliases, nulls, escapes, odd text and repeated keys
+    /// read as the general reader reads them, one after another (strings kept from record to record).
+    @Test func theOneLineReaderReadsWhatTheGeneralReaderReads() {
+        var g = SeededRandom(seed: 31)
+        let book = Self.mixedBook(&g, count: 400)
+        var lines: [String] = []
+        for t in book.transactions {
+            var w = JSONWriter()
+            PortfolioCodec.writeTransactionLine(t, to: &w)
+            var line = String(decoding: w.bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            switch g.below(6) {
+            case 0:  // keys in another order
+                let inner = line.dropFirst().dropLast().components(separatedBy: ", \"")
+                let shuffled = [inner[0]] + inner.dropFirst().map { "\"" + $0 }.shuffled(using: &g)
+                line = "{" + ([shuffled[0]] + shuffled.dropFirst().map { $0 }).joined(separator: ", ") + "}"
+                if !line.hasPrefix("{\"") { line = "{" + line.dropFirst() }
+            case 1: line = line.replacingOccurrences(of: #""assetId""#, with: #""coin""#)
+            case 2: line = line.replacingOccurrences(of: #""type": ""#, with: #""type": "\u0062"#)
+            case 3: line = line.replacingOccurrences(of: #""portfolio": "main""#, with: #""portfolio": "ma\u0069n""#)
+            case 4: line = line.replacingOccurrences(of: #""currency": "USD""#, with: #""currency": null"#)
+            default: break
+            }
+            lines.append(line)
+        }
+        let doc = "[" + lines.joined(separator: ",\n") + "]"
+        var r = JSONReader(bytes: Array(doc.utf8))
+        var strings = InternedStrings()
+        var i = 0
+        do {
+            try r.beginArray()
+            while try r.nextElement() {
+                let expected = Self.generalRead(lines[i])
+                do {
+                    let t = try PortfolioCodec.readTransaction(&r, version: 2, strings: &strings)
+                    if case let .success(e) = expected {
+                        #expect(StoredRecords.sameStoredFields(t, e), "\(lines[i])")
+                    } else {
+                        Issue.record("read \(lines[i])")
+                    }
+                } catch {
+                    // An error ends the array; the message is the general reader's (on line i + 1 of the document).
+                    if case let .failure(e) = expected { #expect(error.message == e.message, "\(lines[i])") } else { Issue.record("\(error) for \(lines[i])") }
+                    return
+                }
+                i += 1
+            }
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(i == lines.count)
+        // Errors: the general reader's message.
+        let bad = [
+            lines[0].replacingOccurrences(of: #""type": "#, with: #""type": "x", "type": "#),
+            lines[0].replacingOccurrences(of: #""type": ""#, with: #""type": "B"#),
+            lines[0].replacingOccurrences(of: #""portfolio": "#, with: #""portfolio": 1, "x": "#),
+            lines[0].replacingOccurrences(of: #""assetId": "#, with: #""assetId": null, "x": "#),
+            lines[0].replacingOccurrences(of: #""date": ""#, with: #""date": "x"#),
+        ]
+        for line in bad {
+            var r = JSONReader(bytes: Array(line.utf8))
+            var strings = InternedStrings()
+            let expected = Self.generalRead(line)
+            do {
+                _ = try PortfolioCodec.readTransaction(&r, version: 2, strings: &strings)
+                Issue.record("read \(line)")
+            } catch {
+                if case let .failure(e) = expected { #expect(error == e, "\(line)") } else { Issue.record("\(error) for \(line)") }
+            }
+        }
+    }
+
     // MARK: Giving back the memory of what was read
 
     /// A read that hands back the pages it has passed gives the same book, and names the same line

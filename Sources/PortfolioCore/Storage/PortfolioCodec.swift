@@ -239,6 +239,7 @@ public enum PortfolioCodec {
                     try r.beginArray()
                     // The version comes first in every file bitpal writes; a hand-made file without it reads as version 2.
                     let v = version ?? Book.formatVersion
+                    var strings = InternedStrings()
                     if spans != nil && v == Book.formatVersion && buffer.count <= Int(UInt32.max) {
                         var kept: [(start: UInt32, count: UInt32)] = []
                         kept.reserveCapacity(buffer.count / 170)
@@ -246,11 +247,11 @@ public enum PortfolioCodec {
                             r.skipSpace()
                             let start = r.mark
                             var canonical = false
-                            if let t = readTransactionLine(&r, version: v, checking: true, canonical: &canonical) {
+                            if let t = readTransactionLine(&r, version: v, checking: true, canonical: &canonical, strings: &strings) {
                                 p.transactions.append(t)
                                 kept.append(canonical ? (UInt32(start), UInt32(r.mark - start)) : (0, 0))
                             } else {
-                                p.transactions.append(try readTransaction(&r, version: v))
+                                p.transactions.append(try readTransaction(&r, version: v, strings: &strings))
                                 kept.append((0, 0))
                             }
                         }
@@ -261,7 +262,7 @@ public enum PortfolioCodec {
                         // about the file or the records, not both).
                         let every = releasing.map { buffer.count >= $0.minimumBytes ? max(1, $0.everyRecords) : 0 } ?? 0
                         while try r.nextElement() {
-                            p.transactions.append(try readTransaction(&r, version: v))
+                            p.transactions.append(try readTransaction(&r, version: v, strings: &strings))
                             if every > 0 && p.transactions.count % every == 0 { r.releaseConsumed(before: r.mark) }
                         }
                     }
@@ -319,7 +320,14 @@ public enum PortfolioCodec {
     /// else — another layout, an unknown key, an error — is read again by the general reader, which
     /// reports errors precisely. Both read the fields through `TransactionField`.
     public static func readTransaction(_ r: inout JSONReader, version: Int = Book.formatVersion) throws(JSONReadError) -> Transaction {
-        if let t = readTransactionLine(&r, version: version) { return t }
+        var strings = InternedStrings()
+        return try readTransaction(&r, version: version, strings: &strings)
+    }
+
+    /// `readTransaction`, with `strings` kept from one record to the next.
+    static func readTransaction(_ r: inout JSONReader, version: Int, strings: inout InternedStrings) throws(JSONReadError) -> Transaction {
+        var canonical = false
+        if let t = readTransactionLine(&r, version: version, checking: false, canonical: &canonical, strings: &strings) { return t }
         var d = TransactionDraft()
         try r.beginObject()
         while let k = try r.nextKeyBytes() {
@@ -342,20 +350,49 @@ public enum PortfolioCodec {
     /// spelled as the writer spells it).
     @inline(__always)
     static func readTransactionLine(_ r: inout JSONReader, version: Int, checking: Bool, canonical: inout Bool) -> Transaction? {
+        var strings = InternedStrings()
+        return readTransactionLine(&r, version: version, checking: checking, canonical: &canonical, strings: &strings)
+    }
+
+    /// The one-line reader, with `strings` kept from one record to the next.
+    @inline(__always)
+    static func readTransactionLine(_ r: inout JSONReader, version: Int, checking: Bool, canonical: inout Bool,
+                                    strings: inout InternedStrings) -> Transaction? {
         r.skipSpace()
         let start = r.mark
         guard r.consume("{") else { return nil }
         var d = TransactionDraft()
         var inOrder = checking
         var lastBit: UInt16 = 0
+        // Keys come in the field order: try the next fields' `"name": ` first, one comparison each.
+        var nextKey = 0
+        let keys = TransactionField.quotedKeys
+        let fields = TransactionField.allCases
         while true {
             let keyStart = r.mark
-            guard let k = try? r.readRawStringBytes(), r.consume(": "), let field = TransactionField.key(k) else {
+            var found: TransactionField?
+            while nextKey < keys.count {
+                let k = nextKey
+                nextKey += 1
+                if keys[k].withUnsafeBufferPointer({ r.consume(bytes: $0) }) {
+                    found = fields[k]
+                    break
+                }
+            }
+            if found == nil {
+                nextKey = keys.count
+                guard let k = try? r.readRawStringBytes(), r.consume(": "), let field = TransactionField.key(k) else {
+                    r.rewind(to: start)
+                    return nil
+                }
+                found = field
+            }
+            guard let field = found else {
                 r.rewind(to: start)
                 return nil
             }
             let valueStart = r.mark
-            guard (try? field.read(&r, into: &d)) != nil else {
+            guard (try? field.readPlain(&r, into: &d, strings: &strings)) != nil else {
                 r.rewind(to: start)
                 return nil
             }

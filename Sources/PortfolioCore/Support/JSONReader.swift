@@ -222,6 +222,32 @@ public struct JSONReader {
     /// Where the reader is, to come back to if a fast path does not fit.
     public var mark: Int { position }
 
+    /// Consumes `expected` if the bytes at the current position are exactly it.
+    mutating func consume(bytes expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = expected.count
+        guard let e = expected.baseAddress, position + n <= count, memcmp(bytes + position, e, n) == 0 else { return false }
+        position += n
+        return true
+    }
+
+    /// A string's bytes when it is plain printable ASCII (no escape, no control or high byte), consumed;
+    /// else `nil` with nothing consumed. For the one-line fast path: such bytes are the string's text.
+    mutating func readPlainASCIIString() -> UnsafeBufferPointer<UInt8>? {
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        var i = position + 1
+        while i < count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(start: bytes + position + 1, count: i - position - 1)
+                position = i + 1
+                return text
+            }
+            if b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\\") { return nil }
+            i += 1
+        }
+        return nil
+    }
+
     /// The bytes between two marks, as they are in the document (escapes and all).
     func bytes(from start: Int, to end: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: bytes + start, count: max(0, min(end, count) - start))
