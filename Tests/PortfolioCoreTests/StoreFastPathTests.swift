@@ -173,6 +173,40 @@ import Testing
         }
     }
 
+    // MARK: Checking an import once
+
+    /// The store trusts an import's check only for the very book it checked, at the same time.
+    @Test func anAdmissionCoversOnlyTheBookItChecked() throws {
+        let now = day("2025-01-01")
+        let original = Book()
+        var book = original
+        book.add([record(.buy, "bitcoin", "1", price: "10", on: "2024-01-01"), record(.sell, "bitcoin", "1", price: "12", on: "2024-02-01")])
+        try book.admitRemembering(from: original, now: now)
+        let admission = try #require(book.admission)
+        #expect(admission.covers(book, now: now))
+        #expect(!admission.covers(book, now: day("2025-01-02")))
+        // A copy of the same records (as an import merges them again) is covered.
+        var again = original
+        again.add(book.transactions)
+        #expect(admission.covers(again, now: now))
+        // Any change to a record, a portfolio or an asset is checked again: here an oversell is found.
+        var changed = book
+        changed.transactions[1].amountValue = fixed("2")
+        #expect(!admission.covers(changed, now: now))
+        #expect(throws: PortfolioError.self) { try changed.admitUnlessAdmitted(from: original, now: now) }
+        var otherPortfolios = book
+        otherPortfolios.portfolios.append(Portfolio(name: "x"))
+        #expect(!admission.covers(otherPortfolios, now: now))
+        var otherAssets = book
+        otherAssets.assets.append(Asset(id: "AAPL", name: "A", type: .stock, createdDate: now))
+        #expect(!admission.covers(otherAssets, now: now))
+        // A book with problems is never remembered.
+        var broken = original
+        broken.transactions = [record(.sell, "bitcoin", "1", price: "12", on: "2024-02-01")]
+        #expect(throws: (any Error).self) { try broken.admitRemembering(from: broken, now: now) }
+        #expect(broken.admission == nil)
+    }
+
     // MARK: Giving back the memory of what was read
 
     /// A read that hands back the pages it has passed gives the same book, and names the same line

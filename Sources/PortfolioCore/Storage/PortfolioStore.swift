@@ -77,7 +77,8 @@ public struct PortfolioStore: Sendable {
         let outcome = try change(&book)
         if outcome.write {
             do {
-                try book.admit(from: original, now: now)
+                // An import has already checked this very book (when it broke no rule): not twice.
+                try book.admitUnlessAdmitted(from: original, now: now)
             } catch let rejection as BookRejection {
                 let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
                 throw StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
@@ -92,6 +93,7 @@ public struct PortfolioStore: Sendable {
                 }
             }
             book.changed = []
+            book.admission = nil
             let written = book
             try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
                 try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
