@@ -165,7 +165,11 @@ extension Book {
     /// The problems that block a change, and whether the change introduced them (else they are
     /// the ones the book already had, none removed).
     func blockers(problemsBefore: () -> [StoreProblem], now: Date) -> (problems: [StoreProblem], introduced: Bool)? {
-        let after = checked(now: now).problems
+        blockers(after: checked(now: now).problems, problemsBefore: problemsBefore)
+    }
+
+    /// `blockers`, given the problems of this book (`checked(now:).problems`).
+    func blockers(after: [StoreProblem], problemsBefore: () -> [StoreProblem]) -> (problems: [StoreProblem], introduced: Bool)? {
         if after.isEmpty { return nil }
         let before = problemsBefore()
         var remaining: [String: Int] = [:]

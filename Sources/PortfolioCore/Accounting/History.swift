@@ -37,9 +37,32 @@ extension Book {
     /// - Throws: the changed record's own `PortfolioError` ("You only own …"), the later record
     ///   it breaks (`breaksLater`), or `BookRejection` with the problems.
     public func admit(from original: Book, now: Date) throws {
-        guard let broken = blockers(problemsBefore: { original.checked(now: now).problems }, now: now) else { return }
+        _ = try admitted(from: original, now: now)
+    }
+
+    /// `admit`; returns whether the result breaks no rule at all (not only none of its own making).
+    private func admitted(from original: Book, now: Date) throws -> Bool {
+        let after = checked(now: now).problems
+        guard let broken = blockers(after: after, problemsBefore: { original.checked(now: now).problems }) else { return after.isEmpty }
         if broken.introduced, let error = error(for: broken.problems) { throw error }
         throw BookRejection(problems: broken.problems)
+    }
+
+    /// `admit`; when the result breaks no rule at all, also remembers what was checked (`admission`),
+    /// so that a later `admit` of the very same book at the same time need not replay it again.
+    public mutating func admitRemembering(from original: Book, now: Date) throws {
+        admission = nil
+        if try admitted(from: original, now: now) {
+            admission = Admission(now: now, portfolios: portfolios, assets: assets, transactions: transactions)
+        }
+    }
+
+    /// `admit`, skipped when `admission` shows this very book (every record bit for bit, the same
+    /// portfolios and assets) was found to break no rule at `now`: such a book is admitted whatever
+    /// the original (the original counts only when the result has problems).
+    public func admitUnlessAdmitted(from original: Book, now: Date) throws {
+        if let admission, admission.covers(self, now: now) { return }
+        try admit(from: original, now: now)
     }
 
     /// Appends transactions (checked when the change is admitted).
@@ -129,5 +152,25 @@ extension Book {
         var seen = Set<UUID>()
         let distinct = ids.filter { seen.insert($0).inserted }
         throw .ambiguousID(prefix: text, matches: distinct.prefix(5).map { $0.uuidString.lowercased() })
+    }
+}
+
+/// What a clean `admit` checked: a book with the same records, portfolios and assets at the same
+/// time breaks no rule either (the check depends on nothing else).
+public struct Admission: Sendable {
+    let now: Date
+    let portfolios: [Portfolio]
+    let assets: [Asset]
+    let transactions: [Transaction]
+
+    func covers(_ book: Book, now: Date) -> Bool {
+        guard now == self.now, book.transactions.count == transactions.count, book.portfolios == portfolios, book.assets == assets else { return false }
+        // Bit for bit (identical bits are identical values, strings included); anything else is checked again.
+        return book.transactions.withUnsafeBufferPointer { a in
+            transactions.withUnsafeBufferPointer { b in
+                guard let x = a.baseAddress, let y = b.baseAddress else { return a.count == b.count }
+                return memcmp(x, y, MemoryLayout<Transaction>.stride * a.count) == 0
+            }
+        }
     }
 }

@@ -111,6 +111,8 @@ public struct ImportPlan: Sendable {
     public var locations: [String] = []
     /// The file position of each added transaction's row (sorts messages).
     var orders: [Int] = []
+    /// The check of the merged history, when it broke no rule (see `Book.admission`).
+    public var admission: Admission?
 
     public init(added: [Transaction], skipped: Int, locations: [String] = []) {
         self.added = added
@@ -424,7 +426,8 @@ public enum TransactionImport {
             var merged = book
             merged.add(added)
             do {
-                try merged.admit(from: book, now: now)
+                try merged.admitRemembering(from: book, now: now)
+                plan.admission = merged.admission
             } catch let error as PortfolioError {
                 problems.append(plan.located(error, names: names))
             } catch let rejection as BookRejection {
@@ -557,6 +560,7 @@ public enum TransactionImport {
         if !problems.isEmpty { throw ImportFailure(problems: problems) }
         merged.add(outcome.plan.added)
         merged.manualPrices += prices
+        merged.admission = outcome.plan.admission
         outcome.addedPrices = prices.count
         book = merged
         return outcome

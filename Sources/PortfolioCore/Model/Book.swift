@@ -114,6 +114,9 @@ public struct Book: Sendable, Equatable {
     public var readVersion = Book.formatVersion
     /// Ids of the records the current change added or edited (not stored; messages only).
     public var changed: Set<UUID> = []
+    /// What a clean `admitRemembering` checked, so that the store's `admit` of the same book is not
+    /// replayed twice (not stored; compared with the book itself before it is trusted).
+    public var admission: Admission?
 
     public init(transactions: [Transaction] = [], watchlist: [WatchEntry] = [], manualPrices: [Quote] = [],
                 portfolios: [Portfolio] = [Portfolio(name: Portfolio.mainName)], assets: [Asset] = [],

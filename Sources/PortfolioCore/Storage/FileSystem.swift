@@ -24,6 +24,17 @@ public enum FileSystem {
     /// by name instead of blocking or never ending (it is opened `O_NONBLOCK`, so even a FIFO
     /// without a writer does not hang `open`), and so is a file larger than `limit` bytes.
     public static func readBuffer(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false) throws(StoreError) -> ByteBuffer? {
+        try readPrefixes(path, limit: limit, allowStreams: allowStreams, first: nil) { buffer, _ throws(StoreError) in buffer }
+    }
+
+    /// Reads `path` from its start in growing prefixes (`first` bytes, then four times as many …),
+    /// offering each to `attempt` until it returns a value; the whole file comes last, with `complete`
+    /// true. `nil` when the file does not exist. With `first` `nil` the file is read whole at once.
+    ///
+    /// The checks are `readBuffer`'s: a regular file (or a stream with `allowStreams`) of at most `limit` bytes.
+    /// `attempt` may not keep a prefix it declines: the next one is read into the same memory.
+    public static func readPrefixes<T>(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false, first: Int?,
+                                       _ attempt: (ByteBuffer, _ complete: Bool) throws(StoreError) -> T?) throws(StoreError) -> T? {
         var fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -47,6 +58,8 @@ public enum FileSystem {
         }
         if Int64(st.st_size) > Int64(limit) { throw tooLarge() }
         var buffer = ByteBuffer(capacity: min(max(Int(st.st_size), 0), limit) + 1)
+        // The next prefix offered ends here (the whole file when `first` is nil).
+        var offerAt = first ?? Int.max
         while true {
             if buffer.freeSpace == 0 {
                 // The file grew while being read: continue in a larger buffer, up to the limit.
@@ -56,14 +69,19 @@ public enum FileSystem {
                 bigger.grow(by: buffer.count)
                 buffer = bigger
             }
-            let n = Glibc.read(fd, buffer.base + buffer.count, buffer.freeSpace)
+            let want = min(buffer.freeSpace, max(offerAt - buffer.count, 1))
+            let n = Glibc.read(fd, buffer.base + buffer.count, want)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StoreError(path: path, reason: .unreadable(errorText()))
             }
-            if n == 0 { return buffer }
+            if n == 0 { return try attempt(buffer, true) }
             buffer.grow(by: n)
             if buffer.count > limit { throw tooLarge() }
+            if buffer.count >= offerAt {
+                if let value = try attempt(buffer, false) { return value }
+                offerAt = offerAt > Int.max / 4 ? Int.max : offerAt * 4
+            }
         }
     }
 
@@ -91,6 +109,37 @@ public enum FileSystem {
     ///
     /// If anything fails, the old file is untouched and the temp file is removed.
     public static func writeAtomically(_ bytes: [UInt8], to requested: String, mode: mode_t = 0o600) throws(StoreError) {
+        try writeAtomically(to: requested, mode: mode) { sink throws(StoreError) in
+            try bytes.withUnsafeBufferPointer { buffer throws(StoreError) in try sink.write(buffer) }
+        }
+    }
+
+    /// Where `writeAtomically(to:mode:_:)` sends the bytes of the new file, piece by piece.
+    public struct FileSink {
+        fileprivate let fd: Int32
+        fileprivate var failure: String?
+
+        /// Appends `piece` to the new file.
+        public mutating func write(_ piece: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+            guard failure == nil, let base = piece.baseAddress else { return }
+            var offset = 0
+            while offset < piece.count {
+                let n = Glibc.write(fd, base + offset, piece.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errorText()
+                    throw StoreError(path: "", reason: .writeFailed(failure ?? ""))
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// `writeAtomically` of the bytes `produce` hands its sink, in order: the same temp file, flush and
+    /// rename, without the whole new file in memory at once. If `produce` or a write fails, the old file
+    /// is untouched and the temp file is removed.
+    public static func writeAtomically(to requested: String, mode: mode_t = 0o600,
+                                       _ produce: (inout FileSink) throws(StoreError) -> Void) throws(StoreError) {
         // Through a symlink (a store kept in a dotfiles repository), replace the file it points to,
         // not the link (nor any link in the middle of a chain).
         let path = try resolvingSymlink(requested)
@@ -105,16 +154,15 @@ public enum FileSystem {
             return StoreError(path: path, reason: .writeFailed(detail))
         }
         fchmod(fd, mode)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw fail(errorText())
-            }
-            offset += n
+        var sink = FileSink(fd: fd)
+        do {
+            try produce(&sink)
+        } catch {
+            // A failed write names this file; any other error is the producer's own.
+            if let detail = sink.failure { throw fail(detail) }
+            close(fd)
+            unlink(temp)
+            throw error
         }
         guard fsync(fd) == 0 else { throw fail(errorText()) }
         guard close(fd) == 0 else {

@@ -13,7 +13,34 @@ public enum PortfolioCodec {
     public static let formatName = "bitpal-portfolio"
 
     public static func encode(_ p: Book) -> [UInt8] {
-        var w = JSONWriter(capacity: 4096 + p.transactions.count * 200)
+        var w = JSONWriter(capacity: 4096 + p.transactions.count * 250)
+        writeHead(p, to: &w)
+        for t in p.transactions { writeTransactionLine(t, to: &w) }
+        writeTail(p, to: &w)
+        return w.bytes
+    }
+
+    /// The same bytes as `encode(p)`, handed to `emit` in pieces; with `reusing` (the records of the file
+    /// `p` was read from), the lines of unchanged records are handed on straight from that file's bytes
+    /// instead of being encoded again (see `StoredRecords`).
+    public static func encode<E: Error>(_ p: Book, reusing stored: StoredRecords?,
+                                        emit: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws(E) {
+        var w = JSONWriter(capacity: 4096 + (stored == nil ? p.transactions.count * 250 : 1 << 20))
+        writeHead(p, to: &w)
+        if let stored, p.readVersion == Book.formatVersion {
+            try stored.write(p.transactions, to: &w, emit: emit)
+        } else {
+            for t in p.transactions {
+                writeTransactionLine(t, to: &w)
+                if w.bytes.count >= 1 << 20 { try w.drain(emit) }
+            }
+        }
+        writeTail(p, to: &w)
+        try w.drain(emit)
+    }
+
+    /// Everything before the first transaction record.
+    static func writeHead(_ p: Book, to w: inout JSONWriter) {
         w.beginObject()
         w.key("format"); w.string(formatName)
         w.key("version"); w.number(String(Book.formatVersion))
@@ -28,7 +55,10 @@ public enum PortfolioCodec {
         w.endArray()
         w.key("transactions")
         w.beginArray()
-        for t in p.transactions { writeTransactionLine(t, to: &w) }
+    }
+
+    /// Everything after the last transaction record.
+    static func writeTail(_ p: Book, to w: inout JSONWriter) {
         w.endArray()
         w.key("watchlist")
         w.beginArray()
@@ -49,7 +79,6 @@ public enum PortfolioCodec {
         }
         w.endObject()
         w.finish()
-        return w.bytes
     }
 
     public static func writePortfolio(_ f: Portfolio, to w: inout JSONWriter, inline: Bool = true) {
@@ -137,7 +166,41 @@ public enum PortfolioCodec {
 
     /// Parses a whole document in place; with `settingsOnly`, stops at the transactions (the
     /// portfolios and assets come first in every file bitpal writes), for commands that need only those.
-    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false) throws(StoreError) -> Book {
+    ///
+    /// With `releasingConsumed`, the memory of a large buffer is handed back to the system as the
+    /// records are read (its bytes read as zeros afterwards): for a buffer read for this call alone.
+    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false, releasingConsumed: Bool = false) throws(StoreError) -> Book {
+        var none: [(start: UInt32, count: UInt32)]?
+        return try decodeDocument(buffer, path: path, settingsOnly: settingsOnly, spans: &none,
+                                  releasing: releasingConsumed ? (minimumBytes: 64 << 20, everyRecords: 32_768) : nil).book
+    }
+
+    /// Parses a whole document and keeps, for a later `encode(_:reusing:)`, the lines of its records
+    /// that are in the writer's form (none for a version-1 file, which a write migrates whole).
+    public static func decodeKeepingRecords(_ buffer: ByteBuffer, path: String) throws(StoreError) -> (book: Book, records: StoredRecords?) {
+        var spans: [(start: UInt32, count: UInt32)]? = []
+        let book = try decodeDocument(buffer, path: path, settingsOnly: false, spans: &spans).book
+        guard book.readVersion == Book.formatVersion, let spans, spans.count == book.transactions.count else { return (book, nil) }
+        return (book, StoredRecords(buffer: buffer, transactions: book.transactions, spans: spans))
+    }
+
+    /// The settings of a document of which `prefix` holds the start: the book when the reader met the
+    /// transactions within it (so the rest of the file cannot change the result), else `nil`.
+    static func decodeSettings(prefix: ByteBuffer, path: String) -> Book? {
+        guard let (book, stopped) = try? decodeDocument(prefix, path: path, settingsOnly: true), stopped else { return nil }
+        return book
+    }
+
+    /// `decode`, and whether it stopped at the transactions (`settingsOnly`).
+    static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool) throws(StoreError) -> (book: Book, stopped: Bool) {
+        var none: [(start: UInt32, count: UInt32)]?
+        return try decodeDocument(buffer, path: path, settingsOnly: settingsOnly, spans: &none)
+    }
+
+    /// With `spans`, also notes where each record's line is when it is in the writer's form (see `StoredRecords`).
+    static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool,
+                               spans: inout [(start: UInt32, count: UInt32)]?,
+                               releasing: (minimumBytes: Int, everyRecords: Int)? = nil) throws(StoreError) -> (book: Book, stopped: Bool) {
         var r = JSONReader(buffer: buffer)
         do {
             var p = Book(portfolios: [])
@@ -177,7 +240,34 @@ public enum PortfolioCodec {
                     p.transactions.reserveCapacity(buffer.count / 170)
                     try r.beginArray()
                     // The version comes first in every file bitpal writes; a hand-made file without it reads as version 2.
-                    while try r.nextElement() { p.transactions.append(try readTransaction(&r, version: version ?? Book.formatVersion)) }
+                    let v = version ?? Book.formatVersion
+                    var strings = InternedStrings()
+                    if spans != nil && v == Book.formatVersion && buffer.count <= Int(UInt32.max) {
+                        var kept: [(start: UInt32, count: UInt32)] = []
+                        kept.reserveCapacity(buffer.count / 170)
+                        while try r.nextElement() {
+                            r.skipSpace()
+                            let start = r.mark
+                            var canonical = false
+                            if let t = readTransactionLine(&r, version: v, checking: true, canonical: &canonical, strings: &strings) {
+                                p.transactions.append(t)
+                                kept.append(canonical ? (UInt32(start), UInt32(r.mark - start)) : (0, 0))
+                            } else {
+                                p.transactions.append(try readTransaction(&r, version: v, strings: &strings))
+                                kept.append((0, 0))
+                            }
+                        }
+                        spans = kept
+                    } else {
+                        spans = nil
+                        // A large file read for this alone gives its memory back as it goes (the peak is then
+                        // about the file or the records, not both).
+                        let every = releasing.map { buffer.count >= $0.minimumBytes ? max(1, $0.everyRecords) : 0 } ?? 0
+                        while try r.nextElement() {
+                            p.transactions.append(try readTransaction(&r, version: v, strings: &strings))
+                            if every > 0 && p.transactions.count % every == 0 { r.releaseConsumed(before: r.mark) }
+                        }
+                    }
                 case "watchlist":
                     try r.beginArray()
                     while try r.nextElement() {
@@ -218,7 +308,7 @@ public enum PortfolioCodec {
                 }
                 p.defaultPortfolio = found.name
             }
-            return p
+            return (p, stopped)
         } catch {
             throw StoreError.reading(path, error)
         }
@@ -231,7 +321,14 @@ public enum PortfolioCodec {
     /// else — another layout, an unknown key, an error — is read again by the general reader, which
     /// reports errors precisely. Both read the fields through `TransactionField`.
     public static func readTransaction(_ r: inout JSONReader, version: Int = Book.formatVersion) throws(JSONReadError) -> Transaction {
-        if let t = readTransactionLine(&r, version: version) { return t }
+        var strings = InternedStrings()
+        return try readTransaction(&r, version: version, strings: &strings)
+    }
+
+    /// `readTransaction`, with `strings` kept from one record to the next.
+    static func readTransaction(_ r: inout JSONReader, version: Int, strings: inout InternedStrings) throws(JSONReadError) -> Transaction {
+        var canonical = false
+        if let t = readTransactionLine(&r, version: version, checking: false, canonical: &canonical, strings: &strings) { return t }
         var d = TransactionDraft()
         try r.beginObject()
         while let k = try r.nextKeyBytes() {
@@ -245,15 +342,65 @@ public enum PortfolioCodec {
 
     /// The one-line fast path of `readTransaction`; `nil` (at the same position) when the record is laid out otherwise.
     static func readTransactionLine(_ r: inout JSONReader, version: Int) -> Transaction? {
+        var canonical = false
+        return readTransactionLine(&r, version: version, checking: false, canonical: &canonical)
+    }
+
+    /// With `checking`, also sets `canonical`: whether the line is exactly what `writeTransactionLine`
+    /// writes for the record read (its fields in order under their own names, none null, each value
+    /// spelled as the writer spells it).
+    @inline(__always)
+    static func readTransactionLine(_ r: inout JSONReader, version: Int, checking: Bool, canonical: inout Bool) -> Transaction? {
+        var strings = InternedStrings()
+        return readTransactionLine(&r, version: version, checking: checking, canonical: &canonical, strings: &strings)
+    }
+
+    /// The one-line reader, with `strings` kept from one record to the next.
+    @inline(__always)
+    static func readTransactionLine(_ r: inout JSONReader, version: Int, checking: Bool, canonical: inout Bool,
+                                    strings: inout InternedStrings) -> Transaction? {
         r.skipSpace()
         let start = r.mark
         guard r.consume("{") else { return nil }
         var d = TransactionDraft()
+        var inOrder = checking
+        var lastBit: UInt16 = 0
+        // Keys come in the field order: try the next fields' `"name": ` first, one comparison each.
+        var nextKey = 0
+        let keys = TransactionField.quotedKeys
+        let fields = TransactionField.allCases
         while true {
-            guard let k = try? r.readRawStringBytes(), r.consume(": "), let field = TransactionField.key(k),
-                  (try? field.read(&r, into: &d)) != nil else {
+            let keyStart = r.mark
+            var found: TransactionField?
+            while nextKey < keys.count {
+                let k = nextKey
+                nextKey += 1
+                if keys[k].withUnsafeBufferPointer({ r.consume(bytes: $0) }) {
+                    found = fields[k]
+                    break
+                }
+            }
+            if found == nil {
+                nextKey = keys.count
+                guard let k = try? r.readRawStringBytes(), r.consume(": "), let field = TransactionField.key(k) else {
+                    r.rewind(to: start)
+                    return nil
+                }
+                found = field
+            }
+            guard let field = found else {
                 r.rewind(to: start)
                 return nil
+            }
+            let valueStart = r.mark
+            guard (try? field.readPlain(&r, into: &d, strings: &strings)) != nil else {
+                r.rewind(to: start)
+                return nil
+            }
+            if inOrder {
+                inOrder = field.bit > lastBit && valueStart - keyStart == field.name.utf8.count + 4
+                    && CanonicalText.isCanonical(field, value: r.bytes(from: valueStart, to: r.mark))
+                lastBit = field.bit
             }
             if r.consume(", ") { continue }
             if r.consume("}") { break }
@@ -264,6 +411,7 @@ public enum PortfolioCodec {
             r.rewind(to: start)
             return nil
         }
+        canonical = inOrder && d.seen & TransactionField.portfolio.bit != 0
         return t
     }
 

@@ -39,14 +39,26 @@ public struct PortfolioStore: Sendable {
     /// The saved portfolio, or an empty one when there is no file yet.
     public func load() throws(StoreError) -> Book {
         guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
-        return try PortfolioCodec.decode(buffer, path: path)
+        return try PortfolioCodec.decode(buffer, path: path, releasingConsumed: true)
     }
 
     /// The portfolios and registered assets only (no transactions): what resolving an argument needs,
     /// read without the cost of the history. The book's transactions, watchlist and prices are empty.
+    ///
+    /// The file is read from its start only as far as needed (the settings come first in every file
+    /// bitpal writes): a prefix is used only when the reader reached the transactions inside it, so the
+    /// result, and any error, is the same as that of reading the whole file.
     public func loadSettings() throws(StoreError) -> Book {
-        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
-        return try PortfolioCodec.decode(buffer, path: path, settingsOnly: true)
+        let path = self.path
+        let book = try FileSystem.readPrefixes(path, limit: PortfolioStore.readLimit, first: 1 << 16) { buffer, complete throws(StoreError) in
+            complete ? try PortfolioCodec.decode(buffer, path: path, settingsOnly: true) : PortfolioCodec.decodeSettings(prefix: buffer, path: path)
+        }
+        return book ?? Book()
+    }
+
+    private func loadKeepingRecords() throws(StoreError) -> (Book, StoredRecords?) {
+        guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return (Book(), nil) }
+        return try PortfolioCodec.decodeKeepingRecords(buffer, path: path)
     }
 
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
@@ -58,12 +70,15 @@ public struct PortfolioStore: Sendable {
         try FileSystem.ensureDirectory(directory)
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
-        var book = try load()
+        // The file as read stays in memory until the write, which copies the lines of unchanged records from it.
+        let (read, stored) = try loadKeepingRecords()
+        var book = read
         let original = book
         let outcome = try change(&book)
         if outcome.write {
             do {
-                try book.admit(from: original, now: now)
+                // An import has already checked this very book (when it broke no rule): not twice.
+                try book.admitUnlessAdmitted(from: original, now: now)
             } catch let rejection as BookRejection {
                 let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
                 throw StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
@@ -78,7 +93,11 @@ public struct PortfolioStore: Sendable {
                 }
             }
             book.changed = []
-            try FileSystem.writeAtomically(PortfolioCodec.encode(book), to: path)
+            book.admission = nil
+            let written = book
+            try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
+                try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
+            }
         }
         return outcome.result
     }

@@ -161,6 +161,43 @@ public enum TransactionField: String, CaseIterable, Sendable {
         }
     }
 
+    /// `"name": ` as the store line writes it, for the one-line reader to recognise a key by one comparison.
+    static let quotedKeys: [[UInt8]] = allCases.map { Array("\"\($0.name)\": ".utf8) }
+
+    /// The kinds by the bytes of their names.
+    static let typesByName: [(bytes: [UInt8], type: TransactionType)] = TransactionType.allCases.map { (Array($0.rawValue.utf8), $0) }
+
+    /// The kind a plain name's bytes name, or `nil`.
+    static func type(_ raw: UnsafeBufferPointer<UInt8>) -> TransactionType? {
+        guard let base = raw.baseAddress else { return nil }
+        for entry in typesByName where entry.bytes.count == raw.count {
+            if entry.bytes.withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, base, raw.count) } }) == 0 { return entry.type }
+        }
+        return nil
+    }
+
+    /// Reads the value as `read` does, with plain ASCII text (the usual case) taken without making a new
+    /// string for every record: `strings` gives back the one made for the same bytes before.
+    func readPlain(_ r: inout JSONReader, into d: inout TransactionDraft, strings: inout InternedStrings) throws(JSONReadError) {
+        switch self {
+        case .portfolio, .type, .assetId, .currency:
+            let mark = r.mark
+            guard d.seen & bit == 0, let raw = r.readPlainASCIIString() else { break }
+            switch self {
+            case .type:
+                guard let type = TransactionField.type(raw) else { r.rewind(to: mark); break }
+                d.type = type
+            case .portfolio: d.portfolio = strings.string(raw)
+            case .assetId: d.assetId = strings.string(raw)
+            default: d.currency = strings.string(raw)
+            }
+            d.seen |= bit
+            return
+        default: break
+        }
+        try read(&r, into: &d)
+    }
+
     /// The store's key order; also the CSV export's columns and `list --json`'s keys.
     public static let order: [TransactionField] = allCases
 
@@ -174,6 +211,28 @@ public enum TransactionField: String, CaseIterable, Sendable {
 
     private static let keyTable: [(bytes: [UInt8], field: TransactionField)] =
         allCases.flatMap { f in ([f.name] + f.aliases).map { (Array($0.utf8), f) } }
+}
+
+/// Strings made from plain ASCII bytes, kept to be handed out again for the same bytes (the few
+/// portfolios, assets and currencies of a store, read once each instead of once per record).
+struct InternedStrings {
+    private var keys = [[UInt8]](repeating: [], count: 64)
+    private var values = [String](repeating: "", count: 64)
+
+    /// `String(decoding: raw, as: UTF8.self)`, made once per distinct bytes while they stay in their slot.
+    mutating func string(_ raw: UnsafeBufferPointer<UInt8>) -> String {
+        guard let base = raw.baseAddress, raw.count <= 64 else { return String(decoding: raw, as: UTF8.self) }
+        var h: UInt32 = 2_166_136_261
+        for b in raw { h = (h ^ UInt32(b)) &* 16_777_619 }
+        let i = Int(h & 63)
+        if keys[i].count == raw.count, keys[i].withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, base, raw.count) } }) == 0 {
+            return values[i]
+        }
+        let s = String(decoding: raw, as: UTF8.self)
+        keys[i] = Array(raw)
+        values[i] = s
+        return s
+    }
 }
 
 /// A transaction being read: every field optional until `build` checks what its kind needs.

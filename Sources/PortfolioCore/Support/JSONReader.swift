@@ -77,6 +77,10 @@ public struct JSONReader {
     private var keyFrames: [Int] = []
     /// For objects with many keys, their keys as a set, by nesting depth.
     private var largeObjectKeys: [Int: Set<[UInt8]>] = [:]
+    /// The bytes before this offset were handed back to the system (`releaseConsumed`): they read as
+    /// zeros now, and `releasedLines` line breaks were among them.
+    private var releasedUpTo = 0
+    private var releasedLines = 0
 
     /// Reads a copy of `source`.
     public init(bytes source: [UInt8]) {
@@ -217,6 +221,37 @@ public struct JSONReader {
 
     /// Where the reader is, to come back to if a fast path does not fit.
     public var mark: Int { position }
+
+    /// Consumes `expected` if the bytes at the current position are exactly it.
+    mutating func consume(bytes expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = expected.count
+        guard let e = expected.baseAddress, position + n <= count, memcmp(bytes + position, e, n) == 0 else { return false }
+        position += n
+        return true
+    }
+
+    /// A string's bytes when it is plain printable ASCII (no escape, no control or high byte), consumed;
+    /// else `nil` with nothing consumed. For the one-line fast path: such bytes are the string's text.
+    mutating func readPlainASCIIString() -> UnsafeBufferPointer<UInt8>? {
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        var i = position + 1
+        while i < count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(start: bytes + position + 1, count: i - position - 1)
+                position = i + 1
+                return text
+            }
+            if b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\\") { return nil }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The bytes between two marks, as they are in the document (escapes and all).
+    func bytes(from start: Int, to end: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes + start, count: max(0, min(end, count) - start))
+    }
 
     /// Returns to a `mark` taken in the same container.
     public mutating func rewind(to mark: Int) { position = mark }
@@ -401,12 +436,37 @@ public struct JSONReader {
         if position < count { throw error("unexpected text after the end of the document") }
     }
 
+    /// Hands the memory of whole pages before the line that `mark` is on back to the system, for a
+    /// caller that will never come back to them (a large file read once, front to back): they then
+    /// read as zeros. Errors still name the right line and column. Only for a buffer this reader
+    /// alone uses, and only pages inside it.
+    mutating func releaseConsumed(before mark: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard page > 0, mark <= count else { return }
+        // The start of the line `mark` is on: the reader may come back to it (a record read again).
+        var lineStart = mark
+        while lineStart > releasedUpTo && bytes[lineStart - 1] != 0x0A {
+            // Not a file of short lines: keep it all.
+            if mark - lineStart > 1 << 16 { return }
+            lineStart -= 1
+        }
+        let address = Int(bitPattern: bytes)
+        let first = (address + releasedUpTo + page - 1) / page * page
+        let last = (address + lineStart) / page * page
+        guard last - first >= 16 * page else { return }
+        let upTo = last - address
+        let lines = bytes(from: releasedUpTo, to: upTo).count { $0 == 0x0A }
+        guard let start = UnsafeMutableRawPointer(bitPattern: first), madvise(start, last - first, MADV_DONTNEED) == 0 else { return }
+        releasedLines += lines
+        releasedUpTo = upTo
+    }
+
     /// An error at the current position.
     public func error(_ message: String) -> JSONReadError {
-        var line = 1
-        var lineStart = 0
+        var line = 1 + releasedLines
+        var lineStart = releasedUpTo
         let end = min(position, count)
-        var i = 0
+        var i = releasedUpTo
         while i < end {
             if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
             i += 1

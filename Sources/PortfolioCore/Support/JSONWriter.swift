@@ -159,6 +159,14 @@ public struct JSONWriter {
         afterKey = false
     }
 
+    /// Hands the bytes written so far to `body` and forgets them (keeping the memory): for a writer
+    /// that streams a large document out in pieces.
+    public mutating func drain<E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws(E) {
+        guard !bytes.isEmpty else { return }
+        try bytes.withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Writes the separator and indentation a value at this position needs.
     public mutating func prepareValue() { separate() }
 
