@@ -270,7 +270,7 @@ import Testing
     static func mixedBook(_ g: inout SeededRandom, count: Int) -> Book {
         var book = Book(portfolios: [Portfolio(name: "main"), Portfolio(name: "trading")])
         book.assets = [Asset(id: "AAPL", name: "Apple", type: .stock, createdDate: day("2024-01-01"))]
-        let assets = ["bitcoin", "ethereum", "AAPL", "é", "e\u{301}"]
+        let assets = ["bitcoin", "ethereum", "AAPL", "é", "e\u{301}", ""]  // "" is cash alone: no assetId on the line
         for _ in 0..<count {
             let type = g.pick(TransactionType.allCases)
             let rule = KindRule.of(type)

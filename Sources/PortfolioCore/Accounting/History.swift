@@ -165,12 +165,8 @@ public struct Admission: Sendable {
 
     func covers(_ book: Book, now: Date) -> Bool {
         guard now == self.now, book.transactions.count == transactions.count, book.portfolios == portfolios, book.assets == assets else { return false }
-        // Bit for bit (identical bits are identical values, strings included); anything else is checked again.
-        return book.transactions.withUnsafeBufferPointer { a in
-            transactions.withUnsafeBufferPointer { b in
-                guard let x = a.baseAddress, let y = b.baseAddress else { return a.count == b.count }
-                return memcmp(x, y, MemoryLayout<Transaction>.stride * a.count) == 0
-            }
-        }
+        // The values the replay sees (`==`, as it compares them); padding bytes and string storage
+        // may differ between equal copies, so a comparison of bits would miss them.
+        return book.transactions == transactions
     }
 }
