@@ -101,7 +101,9 @@ let mixedAssets = ["AAPL", "MSFT", "VWCE.DE", "GOLD", "BOND-2030"].map {
 /// N transactions of every kind over 20 coins and 5 registered assets in two portfolios: ~30%
 /// disposals (sells, transfers out with unit fees, negative adjustments, swaps, moves; never more
 /// than held), buys (some by exact total), transfers in, rewards, dividends and interest with tax
-/// withheld, splits. Oldest first; linked legs share a date.
+/// withheld, splits. `trading` tracks cash: deposits pay for its buys (on the buy's day when cash
+/// runs short), sells and income add to it, and now and then a withdrawal or interest on cash.
+/// Oldest first; linked legs share a date.
 func synthesizeMixed(_ n: Int) -> Book {
     var g = SplitMix64(seed: 0x5EED_0002 &+ UInt64(n))
     let assets = Array(CoinCatalog.builtin.prefix(20)).map(\.id) + mixedAssets.map(\.id)
@@ -115,8 +117,29 @@ func synthesizeMixed(_ n: Int) -> Book {
     func price() -> Fixed18 { Fixed18(units: UInt128(g.below(9_000_000) + 1) * 10_000_000_000_000_000) }  // 0.01 … 90000
     func money() -> Fixed18 { Fixed18(units: UInt128(g.below(100_000) + 1) * 10_000_000_000_000_000) }
     let unit: Int128 = 1_000_000_000_000_000_000
+    /// Cash of `trading` (p = 1), which tracks it.
+    var cash = Decimal(0)
+    func cashRecord(_ type: TransactionType, _ amount: Decimal, _ date: Date) {
+        var exact = amount, cents = Decimal()
+        NSDecimalRound(&cents, &exact, 2, .up)
+        let units = Fixed18(cents) ?? Fixed18(units: 0)
+        txs.append(Transaction(portfolio: "trading", type: type, assetId: "", amount: units, price: nil,
+                               fee: type == .interest ? .zero : nil, currency: "USD", date: date))
+        cash += type == .withdrawal ? -units.decimal : units.decimal
+    }
+    /// Money `trading` is about to spend (or receive, when negative), deposited first when short.
+    func spend(_ p: Int, _ amount: Decimal, _ date: Date) {
+        guard p == 1 else { return }
+        if amount > cash { cashRecord(.deposit, amount - cash + 5000, date) }
+        cash -= amount
+    }
+    func gross(_ t: Transaction) -> Decimal { t.gross.decimal }
     while txs.count < n {
         let date = Date(timeIntervalSince1970: (start + span * Double(txs.count) / Double(n)).rounded())
+        if g.below(40) == 0 {
+            if cash > 100 && g.below(2) == 0 { cashRecord(.withdrawal, cash / 10, date) } else { cashRecord(.interest, Decimal(g.below(5000) + 1) / 100, date) }
+            continue
+        }
         let p = Int(g.below(2)), a = Int(g.below(UInt64(assets.count)))
         let asset = assets[a], portfolio = portfolios[p]
         let h = held[p][a]
@@ -129,8 +152,10 @@ func synthesizeMixed(_ n: Int) -> Book {
                 let amt = part()
                 held[p][a] -= amt
                 let byTotal = g.below(3) == 0
-                txs.append(Transaction(portfolio: portfolio, type: .sell, assetId: asset, amount: fixed(amt), price: price(),
-                                       total: byTotal ? money() : nil, fee: g.below(4) == 0 ? money() : .zero, date: date))
+                let sale = Transaction(portfolio: portfolio, type: .sell, assetId: asset, amount: fixed(amt), price: price(),
+                                       total: byTotal ? money() : nil, fee: g.below(4) == 0 ? money() : .zero, date: date)
+                spend(p, sale.fee - gross(sale), date)
+                txs.append(sale)
             case 2:  // transfer-out with a fee in units, or a negative adjustment
                 let amt = part()
                 let fee = amt < h && g.below(2) == 0 ? min(h - amt, max(1, amt / 100)) : 0
@@ -175,9 +200,11 @@ func synthesizeMixed(_ n: Int) -> Book {
             held[p][a] += amt
             let byTotal = g.below(5) == 0
             let total = money()
-            txs.append(Transaction(portfolio: portfolio, type: .buy, assetId: asset, amount: fixed(amt),
-                                   price: byTotal ? ((try? Exact36(total).divided(by: fixed(amt)).roundedToFixed18()) ?? total) : price(),
-                                   total: byTotal ? total : nil, fee: g.below(5) == 0 ? money() : .zero, date: date))
+            let buy = Transaction(portfolio: portfolio, type: .buy, assetId: asset, amount: fixed(amt),
+                                  price: byTotal ? ((try? Exact36(total).divided(by: fixed(amt)).roundedToFixed18()) ?? total) : price(),
+                                  total: byTotal ? total : nil, fee: g.below(5) == 0 ? money() : .zero, date: date)
+            spend(p, gross(buy) + buy.fee, date)
+            txs.append(buy)
         case 70..<80:
             held[p][a] += amt
             txs.append(Transaction(portfolio: portfolio, type: .transferIn, assetId: asset, amount: fixed(amt), price: price(), fee: .zero, date: date))
@@ -185,9 +212,11 @@ func synthesizeMixed(_ n: Int) -> Book {
             held[p][a] += amt
             txs.append(Transaction(portfolio: portfolio, type: .reward, assetId: asset, amount: fixed(amt), price: price(), fee: nil, date: date))
         case 88..<97:
-            let gross = money()
-            txs.append(Transaction(portfolio: portfolio, type: roll % 2 == 0 ? .dividend : .interest, assetId: asset, amount: gross,
-                                   price: nil, fee: Fixed18(units: gross.units / 7), date: date))
+            let paid = money()
+            let tax = Fixed18(units: paid.units / 7)
+            txs.append(Transaction(portfolio: portfolio, type: roll % 2 == 0 ? .dividend : .interest, assetId: asset, amount: paid,
+                                   price: nil, fee: tax, date: date))
+            spend(p, tax.decimal - paid.decimal, date)
         default:
             // Splits are rare and of registered assets, as in life (a cycle that doubled 60 times would pass the
             // 3.4 × 10^20-unit limit of the units it acquired).
@@ -200,7 +229,7 @@ func synthesizeMixed(_ n: Int) -> Book {
     }
     let prices = assets.enumerated().map { i, id in Quote(coinId: id, price: Decimal(i * 37 + 1), time: Date(), source: .manual) }
     return Book(transactions: txs, manualPrices: prices,
-                portfolios: [Portfolio(name: "main"), Portfolio(name: "trading")], assets: mixedAssets)
+                portfolios: [Portfolio(name: "main"), Portfolio(name: "trading", trackCash: true)], assets: mixedAssets)
 }
 
 /// The transactions as the export writes its CSV: one column per `TransactionField`.
