@@ -225,7 +225,7 @@ enum CashReport {
     static func replay(_ context: Context, all: Bool) throws -> (Book, Ledger, Set<String>) {
         let book = try context.session().loadBook()
         let selected = try selection(context, book: book, all: all)
-        return (book, try context.checkedLedger(book), selected)
+        return (book, try context.checkedLedger(book, cashMovements: true), selected)
     }
 
     /// The portfolios a cash report covers: every active one that tracks cash (`--all`), else the

@@ -5,8 +5,8 @@ extension Context {
     /// The ledger of the stored history, leaving out (with one warning) the records that break a rule.
     /// Without `replaying`, only the record-by-record rules are checked (for listings) and the ledger is empty.
     @discardableResult
-    func checkedLedger(_ book: Book, replaying: Bool = true) throws -> Ledger {
-        try session().checkedLedger(book, replaying: replaying, names: names)
+    func checkedLedger(_ book: Book, replaying: Bool = true, cashMovements: Bool = false) throws -> Ledger {
+        try session().checkedLedger(book, replaying: replaying, cashMovements: cashMovements, names: names)
     }
 }
 
@@ -38,7 +38,7 @@ struct CheckCommand: Command {
         var portfolioReport = FileReport(path: store.path, summary: "", problems: [])
         do throws(StoreError) {
             let portfolio = try store.load()
-            let problems = portfolio.checked(now: context.now).problems
+            let problems = portfolio.checked(now: context.now, cashMovements: false).problems
             let lines = problems.isEmpty ? [] : try store.transactionLines()
             let n = portfolio.transactions.count
             portfolioReport.summary = FileManager.default.fileExists(atPath: store.path)

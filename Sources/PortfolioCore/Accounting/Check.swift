@@ -94,7 +94,9 @@ extension Book {
     ///
     /// With `replaying: false` only the record-by-record rules are checked: no replay, so a
     /// listing stays as cheap as reading the file; the ledger is then empty.
-    public func checked(now: Date, replaying: Bool = true) -> CheckedHistory {
+    ///
+    /// `cashMovements` keeps every change of a tracked cash balance in the ledger (for `cash history`).
+    public func checked(now: Date, replaying: Bool = true, cashMovements: Bool = true) -> CheckedHistory {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
@@ -139,7 +141,7 @@ extension Book {
         // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
         // (a duplicated record does not: its first copy is kept).
         let broken = Set(problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
-        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken,
+        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken, cashMovements: cashMovements,
                                                         trackingCash: Set(portfolios.filter(\.trackCash).map(\.name)))
         for (i, error) in failures {
             let rule: StoreProblem.Rule = switch error {
@@ -165,7 +167,7 @@ extension Book {
     /// The problems that block a change, and whether the change introduced them (else they are
     /// the ones the book already had, none removed).
     func blockers(problemsBefore: () -> [StoreProblem], now: Date) -> (problems: [StoreProblem], introduced: Bool)? {
-        blockers(after: checked(now: now).problems, problemsBefore: problemsBefore)
+        blockers(after: checked(now: now, cashMovements: false).problems, problemsBefore: problemsBefore)
     }
 
     /// `blockers`, given the problems of this book (`checked(now:).problems`).
@@ -216,13 +218,13 @@ extension Ledger {
     /// partner and every record left out so far kept out, so a left-out record never has half an
     /// effect. Only a broken store restarts, once per such pair.
     public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [],
-                                       brokenLinks: Set<UUID> = [], trackingCash: Set<String> = [])
+                                       brokenLinks: Set<UUID> = [], cashMovements: Bool = true, trackingCash: Set<String> = [])
         -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
         let order = chronologicalIndices(transactions)
         /// Records kept out from the start of a pass (their error; `nil` for a partner).
         var keptOut: [Int: PortfolioError?] = [:]
         while true {
-            var ledger = Ledger(trackingCash: trackingCash)
+            var ledger = Ledger(trackingCash: trackingCash, keepingCashMovements: cashMovements)
             var failures: [(index: Int, error: PortfolioError?)] = []
             var broken = brokenLinks
             var appliedLeg: [UUID: Int] = [:]

@@ -42,8 +42,8 @@ extension Book {
 
     /// `admit`; returns whether the result breaks no rule at all (not only none of its own making).
     private func admitted(from original: Book, now: Date) throws -> Bool {
-        let after = checked(now: now).problems
-        guard let broken = blockers(after: after, problemsBefore: { original.checked(now: now).problems }) else { return after.isEmpty }
+        let after = checked(now: now, cashMovements: false).problems
+        guard let broken = blockers(after: after, problemsBefore: { original.checked(now: now, cashMovements: false).problems }) else { return after.isEmpty }
         if broken.introduced, let error = error(for: broken.problems) { throw error }
         throw BookRejection(problems: broken.problems)
     }

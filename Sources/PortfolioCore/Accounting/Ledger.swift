@@ -196,10 +196,15 @@ public struct Ledger: Sendable {
     public let cashTracked: Set<String>
     /// Cash balances of the portfolios that track cash, per currency.
     public private(set) var cash: [CashKey: Exact36] = [:]
-    /// Every change of a tracked cash balance, in replay order.
+    /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
+    /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
+    private let keepsCashMovements: Bool
 
-    public init(trackingCash: Set<String> = []) { cashTracked = trackingCash }
+    public init(trackingCash: Set<String> = [], keepingCashMovements: Bool = true) {
+        cashTracked = trackingCash
+        keepsCashMovements = keepingCashMovements
+    }
 
     /// Σ realized over every portfolio.
     public var realizedPnL: Exact36 { (try? allTotals().realized) ?? .zero }
@@ -361,7 +366,7 @@ public struct Ledger: Sendable {
         if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
         if let movement {
             cash[CashKey(portfolio: movement.portfolio, currency: movement.currency)] = movement.balance
-            cashMovements.append(movement)
+            if keepsCashMovements { cashMovements.append(movement) }
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }

@@ -138,9 +138,9 @@ public final class Session {
     }
 
     /// The replay of `book`; records that break a rule are left out (with `replaying`) and the
-    /// problems reported as a notice. `names` words them.
-    public func checkedLedger(_ book: Book, replaying: Bool = true, names: MessageNames) -> Ledger {
-        let checked = book.checked(now: now, replaying: replaying)
+    /// problems reported as a notice. `names` words them. Cash movements are kept only with `cashMovements`.
+    public func checkedLedger(_ book: Book, replaying: Bool = true, cashMovements: Bool = false, names: MessageNames) -> Ledger {
+        let checked = book.checked(now: now, replaying: replaying, cashMovements: cashMovements)
         if !checked.problems.isEmpty {
             let lines = (try? store.transactionLines()) ?? []
             let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }
