@@ -179,26 +179,6 @@ struct CashReference {
     static let start = day("2024-01-01")
     static let portfolios = ["main", "cold"]
 
-    static func decimal(_ units: Int, scale: Int16) -> Decimal { Decimal(sign: .plus, exponent: -Int(scale), significand: Decimal(units)) }
-
-    static func exact(_ d: Decimal) -> Fixed18 {
-        guard let f = Fixed18(d) else { preconditionFailure("\(d) does not fit 18 decimals") }
-        return f
-    }
-
-    static func rounded(_ value: Decimal, _ scale: Int, _ mode: NSDecimalNumber.RoundingMode) -> Decimal {
-        var v = value
-        var out = Decimal()
-        NSDecimalRound(&out, &v, scale, mode)
-        return out
-    }
-
-    /// Within 10^-20: the engine rounds a basis at the 36th decimal, Decimal keeps 38 digits.
-    static func close(_ a: Decimal, _ b: Decimal) -> Bool {
-        let d = a - b
-        return (d < 0 ? -d : d) < Decimal(sign: .plus, exponent: -20, significand: 1)
-    }
-
     /// What the random histories hold, to see that they exercise what they should.
     struct Tally {
         var kinds: [String: Int] = [:]
@@ -228,26 +208,26 @@ struct CashReference {
             let asset = assets[g.below(assets.count)]
             let k = portfolio + "/" + asset
             let have = held[k] ?? 0
-            let units = decimal(g.below(200_000_000) + 1, scale: 8)  // up to 2 units
-            let price = decimal(g.below(100_000) + 1, scale: 2)      // up to 1,000.00
-            let cashAmount = decimal(g.below(200_000) + 100, scale: 2)  // 1.00 to 2,000.99
-            let fee = g.below(3) == 0 ? decimal(g.below(1000), scale: 2) : Decimal(0)
+            let units = Reference.decimal(g.below(200_000_000) + 1, scale: 8)  // up to 2 units
+            let price = Reference.decimal(g.below(100_000) + 1, scale: 2)      // up to 1,000.00
+            let cashAmount = Reference.decimal(g.below(200_000) + 100, scale: 2)  // 1.00 to 2,000.99
+            let fee = g.below(3) == 0 ? Reference.decimal(g.below(1000), scale: 2) : Decimal(0)
             func tx(_ type: TransactionType, _ amount: Decimal, negative: Bool = false, price: Decimal? = nil, total: Decimal? = nil,
                     fee: Decimal? = nil, in p: String = portfolio, asset a: String = asset, at d: Date = date, id: UUID = UUID(),
                     link: UUID? = nil) -> Transaction {
                 let rule = KindRule.of(type)
-                return Transaction(id: id, portfolio: p, type: type, assetId: a, amount: exact(amount), negative: negative,
-                                   price: price.map(exact), total: total.map(exact),
-                                   fee: rule.fee == .none ? nil : exact(fee ?? 0), currency: rule.hasCurrency ? "USD" : nil, date: d,
+                return Transaction(id: id, portfolio: p, type: type, assetId: a, amount: Reference.exact(amount), negative: negative,
+                                   price: price.map(Reference.exact), total: total.map(Reference.exact),
+                                   fee: rule.fee == .none ? nil : Reference.exact(fee ?? 0), currency: rule.hasCurrency ? "USD" : nil, date: d,
                                    linkedId: link)
             }
             /// A withdrawal's aim: all the cash there is, more, or a part.
             func aim() -> Decimal {
-                let there = rounded(max(0, money[portfolio] ?? 0), 18, .down)
+                let there = Reference.rounded(max(0, money[portfolio] ?? 0), 18, .down)
                 switch g.below(4) {
                 case 0: return there > 0 ? there : cashAmount
-                case 1: return there + decimal(g.below(50_000) + 1, scale: 2)
-                default: return max(rounded(there * decimal(g.below(999) + 1, scale: 3), 2, .down), decimal(1, scale: 2))
+                case 1: return there + Reference.decimal(g.below(50_000) + 1, scale: 2)
+                default: return max(Reference.rounded(there * Reference.decimal(g.below(999) + 1, scale: 3), 2, .down), Reference.decimal(1, scale: 2))
                 }
             }
 
@@ -256,15 +236,15 @@ struct CashReference {
                 var amount: Decimal
                 switch g.below(6) {
                 case 0: amount = have
-                case 1: amount = have + decimal(g.below(1000) + 1, scale: 8)
-                default: amount = max(rounded(have * decimal(g.below(999) + 1, scale: 3), 8, .down), decimal(1, scale: 8))
+                case 1: amount = have + Reference.decimal(g.below(1000) + 1, scale: 8)
+                default: amount = max(Reference.rounded(have * Reference.decimal(g.below(999) + 1, scale: 3), 8, .down), Reference.decimal(1, scale: 8))
                 }
                 if amount == 0 { amount = units }
                 switch g.below(20) {
                 case 0..<7:
                     if g.below(3) == 0 {
                         tally.count("sell by total")
-                        let total = max(rounded(amount * price, 2, .plain), decimal(1, scale: 2))
+                        let total = max(Reference.rounded(amount * price, 2, .plain), Reference.decimal(1, scale: 2))
                         out.append(tx(.sell, amount, price: price, total: total, fee: fee))
                         money[portfolio, default: 0] += total - fee
                     } else {
@@ -274,7 +254,7 @@ struct CashReference {
                     }
                     held[k] = max(0, have - amount)
                 case 7..<10:
-                    let unitFee = g.below(2) == 0 ? decimal(g.below(100_000) + 1, scale: 8) : Decimal(0)
+                    let unitFee = g.below(2) == 0 ? Reference.decimal(g.below(100_000) + 1, scale: 8) : Decimal(0)
                     if unitFee > 0, amount == have, have > unitFee { amount = have - unitFee }
                     tally.count(unitFee > 0 ? "transfer-out with fee" : "transfer-out")
                     out.append(tx(.transferOut, amount, fee: unitFee))
@@ -286,17 +266,17 @@ struct CashReference {
                 case 12..<16:
                     // A swap: its fee (on the sell leg) is all the cash it spends.
                     let to = assets.filter { $0 != asset }[g.below(assets.count - 1)]
-                    let value = rounded(amount * price, 2, .plain) + decimal(1, scale: 2)
+                    let value = Reference.rounded(amount * price, 2, .plain) + Reference.decimal(1, scale: 2)
                     let swapFee = switch g.below(10) {
                     case 0, 1: Decimal(0)
-                    case 2: rounded(max(0, money[portfolio] ?? 0), 2, .down) + decimal(g.below(1000) + 1, scale: 2)  // more than there is
-                    default: decimal(g.below(3000) + 1, scale: 2)
+                    case 2: Reference.rounded(max(0, money[portfolio] ?? 0), 2, .down) + Reference.decimal(g.below(1000) + 1, scale: 2)  // more than there is
+                    default: Reference.decimal(g.below(3000) + 1, scale: 2)
                     }
                     let sellID = UUID()
                     tally.count(swapFee > 0 ? "swap with fee" : "swap without fee")
-                    out.append(tx(.sell, amount, price: rounded(value / amount, 18, .plain), total: value, fee: swapFee, id: sellID,
+                    out.append(tx(.sell, amount, price: Reference.rounded(value / amount, 18, .plain), total: value, fee: swapFee, id: sellID,
                                   link: sellID))
-                    out.append(tx(.buy, units, price: rounded(value / units, 18, .plain), total: value, fee: 0, asset: to, link: sellID))
+                    out.append(tx(.buy, units, price: Reference.rounded(value / units, 18, .plain), total: value, fee: 0, asset: to, link: sellID))
                     money[portfolio, default: 0] -= swapFee
                     held[k] = max(0, have - amount)
                     held[portfolio + "/" + to, default: 0] += units
@@ -330,7 +310,7 @@ struct CashReference {
                 let funding = tx(.deposit, amount, asset: "")
                 tally.count(fundedTransfers ? "cash transfer, funded" : "cash transfer")
                 if fundedTransfers && g.below(2) == 0 { out.append(funding) }
-                out += Transaction.cashTransfer(exact(amount), currency: "USD", from: portfolio, to: other, date: date, notes: nil)
+                out += Transaction.cashTransfer(Reference.exact(amount), currency: "USD", from: portfolio, to: other, date: date, notes: nil)
                 if fundedTransfers && !out.contains(where: { $0.id == funding.id }) { out.append(funding) }
                 if fundedTransfers { money[portfolio, default: 0] += amount }
                 money[portfolio] = max(0, (money[portfolio] ?? 0) - amount)
@@ -340,13 +320,13 @@ struct CashReference {
                 out.append(tx(.interest, cashAmount, asset: ""))
             case 29..<35:
                 // Interest on cash, its tax withheld now and then (all of it, now and then).
-                let tax = g.below(3) == 0 ? (g.below(4) == 0 ? cashAmount : rounded(cashAmount * decimal(g.below(40), scale: 2), 2, .plain)) : 0
+                let tax = g.below(3) == 0 ? (g.below(4) == 0 ? cashAmount : Reference.rounded(cashAmount * Reference.decimal(g.below(40), scale: 2), 2, .plain)) : 0
                 tally.count(tracks ? "interest on cash" : "interest on cash untracked")
                 out.append(tx(.interest, cashAmount, fee: tax, asset: ""))
                 money[portfolio, default: 0] += cashAmount - tax
             case 35..<56:
                 let byTotal = g.below(4) == 0
-                let total = max(rounded(units * price, 2, .plain), decimal(1, scale: 2))
+                let total = max(Reference.rounded(units * price, 2, .plain), Reference.decimal(1, scale: 2))
                 let cost = (byTotal ? total : units * price) + fee
                 tally.count(byTotal ? "buy by total" : "buy")
                 out.append(byTotal ? tx(.buy, units, price: g.below(2) == 0 ? price : nil, total: total, fee: fee)
@@ -354,7 +334,7 @@ struct CashReference {
                 held[k, default: 0] += units
                 if tracks && cost > max(0, money[portfolio] ?? 0) && g.below(2) == 0 {
                     // Its deposit recorded after it: at the same instant it pays for it; later that day it does not.
-                    let need = rounded(cost - max(0, money[portfolio] ?? 0), 2, .up) + decimal(g.below(10_000), scale: 2)
+                    let need = Reference.rounded(cost - max(0, money[portfolio] ?? 0), 2, .up) + Reference.decimal(g.below(10_000), scale: 2)
                     let later = g.below(6) == 0
                     tally.count(later ? "deposit later that day" : "deposit after a buy, same instant")
                     out.append(tx(.deposit, need, asset: "", at: later ? date.addingTimeInterval(3600) : date))
@@ -363,12 +343,12 @@ struct CashReference {
                 money[portfolio, default: 0] -= cost
             case 56..<64:
                 tally.count("dividend")
-                let tax = g.below(2) == 0 ? rounded(cashAmount * decimal(g.below(40), scale: 2), 2, .plain) : 0
+                let tax = g.below(2) == 0 ? Reference.rounded(cashAmount * Reference.decimal(g.below(40), scale: 2), 2, .plain) : 0
                 out.append(tx(.dividend, cashAmount, fee: tax))
                 money[portfolio, default: 0] += cashAmount - tax
             case 64..<68:
                 tally.count("interest on an asset")
-                out.append(tx(.interest, cashAmount, fee: g.below(3) == 0 ? decimal(g.below(100), scale: 2) : 0))
+                out.append(tx(.interest, cashAmount, fee: g.below(3) == 0 ? Reference.decimal(g.below(100), scale: 2) : 0))
                 money[portfolio, default: 0] += cashAmount
             case 68..<76:
                 tally.count("transfer-in")
@@ -383,11 +363,11 @@ struct CashReference {
                 out.append(tx(.adjustment, units))
                 held[k, default: 0] += units
             default:
-                let ratios: [(Decimal, Decimal?)] = [(2, nil), (3, nil), (decimal(5, scale: 1), nil), (1, 3), (3, 2), (7, 3)]
+                let ratios: [(Decimal, Decimal?)] = [(2, nil), (3, nil), (Reference.decimal(5, scale: 1), nil), (1, 3), (3, 2), (7, 3)]
                 let (new, old) = ratios[g.below(ratios.count)]
                 tally.count("split")
                 out.append(tx(.split, new, price: old))
-                held[k] = rounded(have * new / (old ?? 1), 18, .plain)
+                held[k] = Reference.rounded(have * new / (old ?? 1), 18, .plain)
             }
         }
         return out
@@ -446,7 +426,7 @@ struct CashReference {
                 for p in Self.portfolios {
                     let e = ledger.totals(of: p).netDeposits.decimal
                     let r = reference.netDeposits[p] ?? 0
-                    #expect(Self.close(e, r), "round \(round) \(p): net deposits \(e) vs \(r)")
+                    #expect(Reference.close(e, r), "round \(round) \(p): net deposits \(e) vs \(r)")
                 }
             }
             tally.count(transferOverdraws ? "rounds where a cash transfer's withdrawal overdraws" : "rounds without")

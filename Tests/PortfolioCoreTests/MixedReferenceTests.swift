@@ -148,20 +148,6 @@ struct MixedReference {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let portfolios = ["main", "cold"]
 
-    static func decimal(_ units: Int, scale: Int16) -> Decimal { Decimal(sign: .plus, exponent: -Int(scale), significand: Decimal(units)) }
-
-    static func exact(_ d: Decimal) -> Fixed18 {
-        guard let f = Fixed18(d) else { preconditionFailure("\(d) does not fit 18 decimals") }
-        return f
-    }
-
-    static func rounded(_ value: Decimal, _ scale: Int, _ mode: NSDecimalNumber.RoundingMode) -> Decimal {
-        var v = value
-        var out = Decimal()
-        NSDecimalRound(&out, &v, scale, mode)
-        return out
-    }
-
     /// What one random history holds, to see that the histories exercise what they should.
     struct Tally {
         var kinds: [String: Int] = [:]
@@ -189,14 +175,14 @@ struct MixedReference {
             let have = held[k] ?? 0
             let dayNumber = max(0, out.count + g.below(2 * jitter + 1) - jitter)
             let date = Date(timeIntervalSince1970: 1_700_000_000 + Double(dayNumber) * 86_400)
-            let units = decimal(g.below(500_000_000) + 1, scale: 8)       // up to 5 units
-            let price = decimal(g.below(9_999_999) + 1, scale: 2)         // up to 99,999.99
-            let money = decimal(g.below(100_000) + 1, scale: 2)           // up to 1,000.00
-            let fee = g.below(3) == 0 ? decimal(g.below(1000), scale: 2) : Decimal(0)
+            let units = Reference.decimal(g.below(500_000_000) + 1, scale: 8)       // up to 5 units
+            let price = Reference.decimal(g.below(9_999_999) + 1, scale: 2)         // up to 99,999.99
+            let money = Reference.decimal(g.below(100_000) + 1, scale: 2)           // up to 1,000.00
+            let fee = g.below(3) == 0 ? Reference.decimal(g.below(1000), scale: 2) : Decimal(0)
             func tx(_ type: TransactionType, _ amount: Decimal, negative: Bool = false, price: Decimal? = nil, total: Decimal? = nil,
                     fee: Decimal? = nil, in p: String = portfolio, asset a: String = asset, id: UUID = UUID(), link: UUID? = nil) -> Transaction {
-                Transaction(id: id, portfolio: p, type: type, assetId: a, amount: exact(amount), negative: negative, price: price.map(exact),
-                            total: total.map(exact), fee: fee.map(exact), currency: KindRule.of(type).hasCurrency ? "USD" : nil, date: date,
+                Transaction(id: id, portfolio: p, type: type, assetId: a, amount: Reference.exact(amount), negative: negative, price: price.map(Reference.exact),
+                            total: total.map(Reference.exact), fee: fee.map(Reference.exact), currency: KindRule.of(type).hasCurrency ? "USD" : nil, date: date,
                             linkedId: link)
             }
 
@@ -207,8 +193,8 @@ struct MixedReference {
                 var amount: Decimal
                 switch g.below(6) {
                 case 0: amount = have
-                case 1: amount = have + decimal(g.below(1000) + 1, scale: 8)
-                default: amount = max(rounded(have * decimal(g.below(999) + 1, scale: 3), 8, .down), decimal(1, scale: 8))
+                case 1: amount = have + Reference.decimal(g.below(1000) + 1, scale: 8)
+                default: amount = max(Reference.rounded(have * Reference.decimal(g.below(999) + 1, scale: 3), 8, .down), Reference.decimal(1, scale: 8))
                 }
                 if amount == 0 { amount = units }
                 switch g.below(20) {
@@ -216,7 +202,7 @@ struct MixedReference {
                     // A sell at a price, or by an exchange's total.
                     if g.below(3) == 0 {
                         tally.count("sell by total")
-                        let total = max(rounded(amount * price, 2, .plain) + decimal(g.below(3), scale: 2), decimal(1, scale: 2))
+                        let total = max(Reference.rounded(amount * price, 2, .plain) + Reference.decimal(g.below(3), scale: 2), Reference.decimal(1, scale: 2))
                         out.append(tx(.sell, amount, price: price, total: total, fee: fee))
                     } else {
                         tally.count("sell")
@@ -225,7 +211,7 @@ struct MixedReference {
                     held[k] = max(0, have - amount)
                 case 8..<12:
                     // A transfer-out, with a network fee in units now and then.
-                    let unitFee = g.below(2) == 0 ? decimal(g.below(100_000) + 1, scale: 8) : Decimal(0)
+                    let unitFee = g.below(2) == 0 ? Reference.decimal(g.below(100_000) + 1, scale: 8) : Decimal(0)
                     if unitFee > 0, amount == have, have > unitFee { amount = have - unitFee }
                     tally.count(unitFee > 0 ? "transfer-out with fee" : "transfer-out")
                     out.append(tx(.transferOut, amount, fee: unitFee))
@@ -238,11 +224,11 @@ struct MixedReference {
                     // A swap: a sell of this asset and a buy of another, both at the value.
                     let to = assets.filter { $0 != asset }[g.below(assets.count - 1)]
                     let toAmount = units
-                    let value = rounded(amount * price, 2, .plain) + decimal(1, scale: 2)
+                    let value = Reference.rounded(amount * price, 2, .plain) + Reference.decimal(1, scale: 2)
                     let sellID = UUID()
                     tally.count("swap")
-                    out.append(tx(.sell, amount, price: rounded(value / amount, 18, .plain), total: value, fee: fee, id: sellID, link: sellID))
-                    out.append(tx(.buy, toAmount, price: rounded(value / toAmount, 18, .plain), total: value, fee: 0, asset: to, link: sellID))
+                    out.append(tx(.sell, amount, price: Reference.rounded(value / amount, 18, .plain), total: value, fee: fee, id: sellID, link: sellID))
+                    out.append(tx(.buy, toAmount, price: Reference.rounded(value / toAmount, 18, .plain), total: value, fee: 0, asset: to, link: sellID))
                     held[k] = max(0, have - amount)
                     held[portfolio + "/" + to, default: 0] += toAmount
                 default:
@@ -261,7 +247,7 @@ struct MixedReference {
                 switch g.below(4) {
                 case 0:
                     tally.count("buy by total")
-                    let total = max(rounded(units * price, 2, .plain), decimal(1, scale: 2))
+                    let total = max(Reference.rounded(units * price, 2, .plain), Reference.decimal(1, scale: 2))
                     out.append(tx(.buy, units, price: g.below(2) == 0 ? price : nil, total: total, fee: fee))
                 default:
                     tally.count("buy")
@@ -278,7 +264,7 @@ struct MixedReference {
                 held[k, default: 0] += units
             case 55..<65:
                 tally.count("dividend")
-                out.append(tx(.dividend, money, fee: g.below(2) == 0 ? rounded(money * decimal(g.below(40), scale: 2), 2, .plain) : 0))
+                out.append(tx(.dividend, money, fee: g.below(2) == 0 ? Reference.rounded(money * Reference.decimal(g.below(40), scale: 2), 2, .plain) : 0))
             case 65..<72:
                 tally.count("interest")
                 out.append(tx(.interest, money, fee: g.below(3) == 0 ? money : 0))
@@ -288,22 +274,16 @@ struct MixedReference {
                 held[k, default: 0] += units
             default:
                 // A split: a ratio, or NEW:OLD.
-                let ratios: [(Decimal, Decimal?)] = [(2, nil), (3, nil), (4, nil), (10, nil), (decimal(5, scale: 1), nil), (decimal(25, scale: 2), nil),
+                let ratios: [(Decimal, Decimal?)] = [(2, nil), (3, nil), (4, nil), (10, nil), (Reference.decimal(5, scale: 1), nil), (Reference.decimal(25, scale: 2), nil),
                                                      (1, 3), (2, 3), (3, 2), (1, 7), (1, 10), (7, 3)]
                 let (new, old) = ratios[g.below(ratios.count)]
                 tally.count(old == nil ? "split" : "split NEW:OLD")
                 out.append(tx(.split, new, price: old))
-                held[k] = rounded(have * new / (old ?? 1), 18, .plain)
+                held[k] = Reference.rounded(have * new / (old ?? 1), 18, .plain)
             }
         }
         tally.records += out.count
         return out
-    }
-
-    /// Within 10^-20: the engine rounds only at the 36th decimal and Decimal keeps 38 digits.
-    static func close(_ a: Decimal, _ b: Decimal) -> Bool {
-        let d = a - b
-        return (d < 0 ? -d : d) < Decimal(sign: .plus, exponent: -20, significand: 1)
     }
 
     static func sortedIDs(_ ids: [UUID]) -> [String] { ids.map(\.uuidString).sorted() }
@@ -336,7 +316,7 @@ struct MixedReference {
                 let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
                 let p = try #require(ledger.positions[PositionKey(portfolio: parts[0], assetId: parts[1])], "round \(round) \(name)")
                 #expect(p.quantity == r.quantity, "round \(round) \(name): \(p.quantity) vs \(r.quantity)")
-                #expect(Self.close(p.costBasis.decimal, r.cost), "round \(round) \(name): \(p.costBasis.text) vs \(r.cost)")
+                #expect(Reference.close(p.costBasis.decimal, r.cost), "round \(round) \(name): \(p.costBasis.text) vs \(r.cost)")
             }
             for (k, p) in ledger.positions where reference.holdings[k.portfolio + "/" + k.assetId] == nil {
                 #expect(p.quantity == 0 && p.costBasis == .zero, "round \(round): \(k) held only by the engine")
@@ -346,13 +326,13 @@ struct MixedReference {
             for name in Self.portfolios {
                 let e = try ledger.totals(for: [name])
                 let r = reference.sums[name] ?? MixedReference.Sums()
-                #expect(Self.close(e.realized.decimal, r.realized), "round \(round) \(name): realized \(e.realized.text) vs \(r.realized)")
-                #expect(Self.close(e.realizedBasis.decimal, r.realizedBasis),
+                #expect(Reference.close(e.realized.decimal, r.realized), "round \(round) \(name): realized \(e.realized.text) vs \(r.realized)")
+                #expect(Reference.close(e.realizedBasis.decimal, r.realizedBasis),
                         "round \(round) \(name): realized basis \(e.realizedBasis.text) vs \(r.realizedBasis)")
                 #expect(e.income.decimal == r.income, "round \(round) \(name): income \(e.income.text) vs \(r.income)")
                 #expect(e.taxWithheld.decimal == r.taxWithheld, "round \(round) \(name): tax \(e.taxWithheld.text) vs \(r.taxWithheld)")
             }
-            #expect(Self.close(ledger.closedCost.decimal, reference.sums.values.reduce(0) { $0 + $1.realizedBasis }), "round \(round)")
+            #expect(Reference.close(ledger.closedCost.decimal, reference.sums.values.reduce(0) { $0 + $1.realizedBasis }), "round \(round)")
             #expect(ledger.closed.count == reference.closedCycles, "round \(round): \(ledger.closed.count) vs \(reference.closedCycles)")
 
             oversells += reference.oversold.count

@@ -89,3 +89,27 @@ func moveLegs(_ assetId: String, _ amount: String, from: String, to: String, on 
     into.currency = nil
     return [out, into]
 }
+
+/// The Decimal arithmetic of the reference replays (MixedReferenceTests, CashReferenceTests).
+enum Reference {
+    /// `units` × 10^-scale.
+    static func decimal(_ units: Int, scale: Int16) -> Decimal { Decimal(sign: .plus, exponent: -Int(scale), significand: Decimal(units)) }
+
+    static func exact(_ d: Decimal) -> Fixed18 {
+        guard let f = Fixed18(d) else { preconditionFailure("\(d) does not fit 18 decimals") }
+        return f
+    }
+
+    static func rounded(_ value: Decimal, _ scale: Int, _ mode: NSDecimalNumber.RoundingMode) -> Decimal {
+        var v = value
+        var out = Decimal()
+        NSDecimalRound(&out, &v, scale, mode)
+        return out
+    }
+
+    /// Within 10^-20: the engine rounds a basis at the 36th decimal, Decimal keeps 38 digits.
+    static func close(_ a: Decimal, _ b: Decimal) -> Bool {
+        let d = a - b
+        return (d < 0 ? -d : d) < Decimal(sign: .plus, exponent: -20, significand: 1)
+    }
+}
