@@ -46,6 +46,7 @@ final class CashCLITests: XCTestCase {
         XCTAssertEqual(rows.map { $0["amount"] as? String }, ["10000.00", "-1801.00", "2.04", "-1000.00", "12.50", "-6800.00", "3799.00"])
         XCTAssertEqual(rows.last?["balance"] as? String, "4212.54")
 
+        XCTAssertEqual(s.ok(["widget"]).out, "$10,212.54 +$1,212.54 (+13.47%)\n")
         let holdings = s.ok(["holdings"]).out
         XCTAssertTrue(holdings.contains("USD    Cash        cash   $4,212.54"), holdings)
         XCTAssertTrue(holdings.contains("$10,212.54"), holdings)
@@ -71,6 +72,10 @@ final class CashCLITests: XCTestCase {
         XCTAssertEqual(s.storeBytes, before)
         s.ok(["portfolio", "edit", "main", "--cash", "--opening-deposit", "40000", "--date", "2024-01-01"])
         XCTAssertTrue(s.ok(["cash"]).out.contains("$10,000.00"))
+        // A portfolio holding only cash is not "empty" to the widget.
+        let cashOnly = Sandbox()
+        cashOnly.ok(["portfolio", "edit", "main", "--cash", "--opening-deposit", "100", "--date", "2024-01-01"])
+        XCTAssertEqual(cashOnly.ok(["widget"]).out, "$100.00 $0.00 (0.00%)\n")
         // Back-dating a withdrawal before the buy would overdraw it: refused.
         let back = s.run(["cash", "withdraw", "20000", "--date", "2024-01-02"])
         XCTAssertEqual(back.code, .failure)

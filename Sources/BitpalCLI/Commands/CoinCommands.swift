@@ -233,6 +233,8 @@ struct WidgetCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all)
         let s = reports.summary()
+        // Nothing to show: no holdings and no cash (a portfolio holding only cash has a value).
+        let empty = s.holdingsCount == 0 && s.cashBalance == nil
         if context.json {
             context.printJSON(.object([
                 ("totalValue", ReportJSON.money(s.totalValue)),
@@ -242,17 +244,18 @@ struct WidgetCommand: Command {
                 ("totalPnL", ReportJSON.money(s.totalPnL)),
                 ("holdings", .array(s.topHoldings.map { ReportJSON.topHolding($0, idKey: "id", upperSymbol: true) })),
                 ("lastUpdated", ReportJSON.date(s.pricesAsOf)),
-                ("isEmpty", .bool(s.holdingsCount == 0)),
+                ("cashBalance", ReportJSON.money(s.cashBalance)),
+                ("isEmpty", .bool(empty)),
                 ("stale", .bool(s.stale)),
             ]))
             return .success
         }
         let style = context.style
-        if s.holdingsCount == 0 {
+        if empty {
             context.out("bitpal: no holdings\n")
             return .success
         }
-        let nothingPriced = s.unpricedCount == s.holdingsCount
+        let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
         var line = nothingPriced ? "— (no prices yet)"
             : "\(Human.money(s.totalValue)) " + style.pnl("\(Human.signedMoney(s.totalPnL)) (\(Human.percent(s.totalPnLPercentage)))", s.totalPnL)
         if s.stale { line += " " + style.yellow("[stale]") }
