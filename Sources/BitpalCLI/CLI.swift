@@ -17,6 +17,7 @@ public struct CLI {
         PortfolioRemoveCommand.self,
         CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self,
         CashTransferCommand.self,
+        FXListCommand.self, FXSetCommand.self, FXHistoryCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
@@ -24,7 +25,7 @@ public struct CLI {
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
-    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance"]
+    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list"]
 
     public var environment: Environment
     public var console: Console

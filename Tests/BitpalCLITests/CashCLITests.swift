@@ -123,3 +123,23 @@ final class CashCLITests: XCTestCase {
         XCTAssertTrue(bad.err.contains("line 2: missing asset"), bad.err)
     }
 }
+
+final class FXCLITests: XCTestCase {
+    func testRatesAreRecordedListedAndRefusedWhenWrong() throws {
+        let s = Sandbox()
+        XCTAssertEqual(s.ok(["fx"]).out, "No exchange rates yet. Record one with 'bitpal fx set EUR USD 1.09'.\n")
+        XCTAssertEqual(s.ok(["fx", "set", "eur", "usd", "1.0921", "--date", "2024-01-15"]).out,
+                       "Recorded 1 EUR = 1.0921 USD as of 2024-01-15.\n")
+        s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-03-01"])
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "fx"]).out.utf8)) as? [[String: String]])
+        XCTAssertEqual(list, [["from": "EUR", "to": "USD", "rate": "1.1", "date": "2024-03-01T00:00:00Z", "source": "manual"]])
+        XCTAssertEqual(s.ok(["fx", "history", "USD", "EUR"]).out.split(separator: "\n").count, 3)
+        let before = s.storeBytes
+        for (args, code) in [(["fx", "set", "EUR", "EUR", "1"], ExitCode.failure), (["fx", "set", "EUR", "XYZ", "1"], .failure),
+                             (["fx", "set", "EUR", "USD", "0"], .failure), (["fx", "set", "EUR", "USD", "1,1"], .usage),
+                             (["fx", "set", "EUR", "USD", "1.1", "--date", "2099-01-01"], .failure)] {
+            XCTAssertEqual(s.run(args).code, code, "\(args)")
+        }
+        XCTAssertEqual(s.storeBytes, before, "nothing written")
+    }
+}

@@ -59,7 +59,7 @@ struct CashDepositCommand: Command {
         name: "cash deposit", summary: "Record money paid into the portfolio", arguments: "AMOUNT",
         options: [CashOptions.currencyOption, OptionSpec("--initial", nil, "label it initial capital"), CashOptions.dateOption,
                   CashOptions.noteOption],
-        group: "Cash", details: CashOptions.details,
+        group: "Cash and currencies", details: CashOptions.details,
         examples: ["bitpal -p brokerage cash deposit 10000 --initial --date 2024-01-01", "bitpal cash deposit 500"])
 
     var options: CashRecordOptions
@@ -83,7 +83,7 @@ struct CashWithdrawCommand: Command {
     static let spec = CommandSpec(
         name: "cash withdraw", summary: "Record money taken out of the portfolio", arguments: "AMOUNT",
         options: [CashOptions.currencyOption, CashOptions.dateOption, CashOptions.noteOption],
-        group: "Cash", details: CashOptions.details, examples: ["bitpal cash withdraw 1000 --date 2024-03-01"])
+        group: "Cash and currencies", details: CashOptions.details, examples: ["bitpal cash withdraw 1000 --date 2024-03-01"])
 
     var options: CashRecordOptions
 
@@ -99,7 +99,7 @@ struct CashInterestCommand: Command {
         name: "cash interest", summary: "Record interest paid on cash (income)", arguments: "AMOUNT",
         options: [OptionSpec("--fee", "TAX", "tax withheld from it (default 0)"), CashOptions.currencyOption, CashOptions.dateOption,
                   CashOptions.noteOption],
-        group: "Cash", details: "AMOUNT is the gross interest; cash grows by AMOUNT − TAX, which is income.",
+        group: "Cash and currencies", details: "AMOUNT is the gross interest; cash grows by AMOUNT − TAX, which is income.",
         examples: ["bitpal cash interest 12.50 --date 2024-03-02", "bitpal cash interest 20 --fee 5"])
 
     var options: CashRecordOptions
@@ -120,7 +120,7 @@ struct CashTransferCommand: Command {
         name: "cash transfer", summary: "Move cash to another portfolio that tracks cash", arguments: "AMOUNT",
         options: [OptionSpec("--to", "PORTFOLIO", "where the cash goes (required)"), CashOptions.currencyOption, CashOptions.dateOption,
                   CashOptions.noteOption],
-        group: "Cash",
+        group: "Cash and currencies",
         details: "A withdrawal from the chosen portfolio and a deposit into --to, linked: 'edit' and 'delete' act on both.",
         examples: ["bitpal -p brokerage cash transfer 500 --to savings"])
 
@@ -150,7 +150,7 @@ struct CashTransferCommand: Command {
 struct CashBalanceCommand: Command {
     static let spec = CommandSpec(
         name: "cash balance", summary: "Cash of the portfolio, per currency", options: [ReportOptions.all],
-        group: "Cash", details: CashOptions.details, examples: ["bitpal cash", "bitpal -p brokerage cash --json"])
+        group: "Cash and currencies", details: CashOptions.details, examples: ["bitpal cash", "bitpal -p brokerage cash --json"])
 
     var all: Bool
 
@@ -185,7 +185,7 @@ struct CashBalanceCommand: Command {
 struct CashHistoryCommand: Command {
     static let spec = CommandSpec(
         name: "cash history", summary: "Every cash movement with the running balance, oldest first", options: [ReportOptions.all],
-        group: "Cash", examples: ["bitpal cash history", "bitpal -p brokerage cash history --json"])
+        group: "Cash and currencies", examples: ["bitpal cash history", "bitpal -p brokerage cash history --json"])
 
     var all: Bool
 

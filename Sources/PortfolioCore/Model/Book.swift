@@ -108,6 +108,8 @@ public struct Book: Sendable, Equatable {
     public var watchlist: [WatchEntry]
     /// Prices entered with `price set`.
     public var manualPrices: [Quote]
+    /// Exchange rates, in recording order (`fx set`).
+    public var fxRates: [FXRate] = []
     /// Top-level keys this build does not know, with their JSON text, kept as they were.
     public var unknownKeys: [(key: String, json: [UInt8])] = []
     /// The version the file was read in (1 for a file to migrate on the first write).
@@ -132,6 +134,7 @@ public struct Book: Sendable, Equatable {
     public static func == (a: Book, b: Book) -> Bool {
         a.defaultPortfolio == b.defaultPortfolio && a.portfolios == b.portfolios && a.assets == b.assets
             && a.transactions == b.transactions && a.watchlist == b.watchlist && a.manualPrices == b.manualPrices
+            && a.fxRates == b.fxRates
             && a.unknownKeys.map(\.key) == b.unknownKeys.map(\.key) && a.unknownKeys.map(\.json) == b.unknownKeys.map(\.json)
     }
 

@@ -3,7 +3,8 @@ import Foundation
 /// Reads and writes `portfolio.json`.
 ///
 /// Version 2 is pretty-printed JSON with a fixed key order: `{"format", "version",
-/// "defaultPortfolio", "portfolios", "assets", "transactions", "watchlist", "manualPrices"}`,
+/// "defaultPortfolio", "portfolios", "assets", "transactions", "watchlist", "manualPrices",
+/// "fxRates"}` (the last only when there are rates),
 /// then every top-level key a newer bitpal wrote, kept unchanged. One record per line, so a
 /// change is a one-line diff. Every decimal is a JSON **string** holding its exact digits, and
 /// every date is ISO 8601 UTC. Transaction records follow `TransactionField` (null keys left
@@ -73,6 +74,20 @@ public enum PortfolioCodec {
         w.beginArray()
         for q in p.manualPrices { writeManualPrice(q, to: &w) }
         w.endArray()
+        if !p.fxRates.isEmpty {
+            w.key("fxRates")
+            w.beginArray()
+            for r in p.fxRates {
+                w.beginInlineObject()
+                w.key("from"); w.string(r.from)
+                w.key("to"); w.string(r.to)
+                w.key("rate"); w.fixed(r.rate)
+                w.key("date"); w.date(r.date)
+                w.key("source"); w.string(r.source.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+        }
         for (key, json) in p.unknownKeys {
             w.key(key)
             w.rawJSON(json)
@@ -116,6 +131,31 @@ public enum PortfolioCodec {
     }
 
     /// Reads one manual price object (`coinId` is version 1's name of `assetId`; currency USD when absent).
+    /// Reads one exchange rate (`fxRates`).
+    static func readRate(_ r: inout JSONReader) throws(JSONReadError) -> FXRate {
+        var from: String?, to: String?, rate: Fixed18?, date: Date?, source = FXRate.Source.manual
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "from": from = try r.readString()
+            case "to": to = try r.readString()
+            case "rate": rate = try readFixed(&r)
+            case "date": date = try readDate(&r)
+            case "source":
+                let text = try r.readString()
+                guard let s = FXRate.Source(rawValue: text) else { throw r.error("unknown rate source '\(TextEscaping.escaped(text))'") }
+                source = s
+            default: try r.skipValue()
+            }
+        }
+        guard let from, let to, let rate, let date else { throw r.error("an exchange rate needs from, to, rate and date") }
+        guard CurrencyCode.parse(from) == from, CurrencyCode.parse(to) == to, from != to else {
+            throw r.error("an exchange rate needs two different supported currencies (\(TextEscaping.escaped(from))→\(TextEscaping.escaped(to)))")
+        }
+        guard rate.units > 0 else { throw r.error("an exchange rate must be greater than zero") }
+        return FXRate(from: from, to: to, rate: rate, date: date, source: source)
+    }
+
     static func readManualPrice(_ r: inout JSONReader) throws(JSONReadError) -> Quote {
         var id: String?, price: Decimal?, date: Date?, currency = "USD"
         try r.beginObject()
@@ -286,6 +326,9 @@ public enum PortfolioCodec {
                 case "manualPrices":
                     try r.beginArray()
                     while try r.nextElement() { p.manualPrices.append(try readManualPrice(&r)) }
+                case "fxRates":
+                    try r.beginArray()
+                    while try r.nextElement() { p.fxRates.append(try readRate(&r)) }
                 default:
                     r.skipSpace()
                     let start = r.mark

@@ -1,0 +1,119 @@
+import Foundation
+import PortfolioCore
+
+/// The exchange-rate table: rates typed by hand (and, later, fetched), kept in portfolio.json.
+enum FXOptions {
+    static func currency(_ text: String, field: String) throws -> String {
+        guard let code = CurrencyCode.parse(text) else { throw PortfolioError.unsupportedCurrency(text) }
+        return code
+    }
+
+    static func json(_ r: FXRate) -> JSONValue {
+        .object([("from", .string(r.from)), ("to", .string(r.to)), ("rate", .string(r.rate.text)),
+                 ("date", .string(ISODate.format(r.date))), ("source", .string(r.source.rawValue))])
+    }
+
+    static func render(_ rates: [FXRate], context: Context) {
+        var table = Table([("FROM", .left), ("TO", .left), ("RATE", .right), ("DATE (\(Human.zoneLabel(context.timeZone)))", .left),
+                           ("SOURCE", .left)])
+        for r in rates {
+            table.add([.init(r.from), .init(r.to), .init(DecimalFormatting.grouped(r.rate.text)), .init(Human.when(r.date, in: context.timeZone)),
+                       .init(r.source.rawValue)])
+        }
+        context.out(table.render(style: context.style))
+    }
+
+    static let details = """
+    A rate is units of TO per one FROM (fx set EUR USD 1.09: one euro is 1.09 dollars), true from its
+    date on. A lookup takes the newest rate of the pair at or before a date, a rate recorded the other
+    way round counting as 1 ÷ rate; when both share a date, the one recorded later wins. Rates live in
+    portfolio.json ("fxRates"). Trades in another currency and their conversion come with the rest of
+    the currencies work; until then the table is recorded and listed.
+    """
+}
+
+struct FXSetCommand: Command {
+    static let spec = CommandSpec(
+        name: "fx set", summary: "Record an exchange rate by hand", arguments: "FROM TO RATE",
+        options: [OptionSpec("--date", "DATE", "when the rate was true (default now)")],
+        group: "Cash and currencies", details: FXOptions.details,
+        examples: ["bitpal fx set EUR USD 1.0921 --date 2024-01-15", "bitpal fx set usd jpy 151.2"])
+
+    var from: String
+    var to: String
+    var rate: Fixed18
+    var date: DateArgument?
+
+    init(parsing a: inout ArgumentList) throws {
+        from = try a.popPositional("FROM")
+        to = try a.popPositional("TO")
+        rate = try ArgumentList.fixed(try a.popPositional("RATE"), field: "Rate")
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
+        if from == to { throw CommandFailure("An exchange rate needs two different currencies (both are \(from))") }
+        if rate.units == 0 { throw CommandFailure("Rate must be greater than zero") }
+        let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
+        if when > context.now { throw PortfolioError.futureDate }
+        let r = FXRate(from: from, to: to, rate: rate, date: when)
+        try context.session().store.update(now: context.now, names: context.names) { book in
+            book.fxRates.append(r)
+            return (true, ())
+        }
+        if context.json {
+            context.printJSON(FXOptions.json(r))
+        } else {
+            context.out("Recorded 1 \(from) = \(DecimalFormatting.grouped(rate.text)) \(to) as of \(Human.whenLabelled(when, in: context.timeZone)).\n")
+        }
+        return .success
+    }
+}
+
+struct FXListCommand: Command {
+    static let spec = CommandSpec(
+        name: "fx list", summary: "The newest exchange rate of each pair", group: "Cash and currencies", details: FXOptions.details,
+        examples: ["bitpal fx", "bitpal fx list --json"])
+
+    init(parsing a: inout ArgumentList) throws {}
+
+    func run(_ context: Context) throws -> ExitCode {
+        let rates = FXTable(try context.session().loadBook().fxRates).newest
+        if context.json {
+            context.printJSON(.array(rates.map(FXOptions.json)))
+        } else if rates.isEmpty {
+            context.out("No exchange rates yet. Record one with 'bitpal fx set EUR USD 1.09'.\n")
+        } else {
+            FXOptions.render(rates, context: context)
+        }
+        return .success
+    }
+}
+
+struct FXHistoryCommand: Command {
+    static let spec = CommandSpec(
+        name: "fx history", summary: "Every rate of one pair, either way round, oldest first", arguments: "FROM TO",
+        group: "Cash and currencies", examples: ["bitpal fx history EUR USD"])
+
+    var from: String
+    var to: String
+
+    init(parsing a: inout ArgumentList) throws {
+        from = try a.popPositional("FROM")
+        to = try a.popPositional("TO")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
+        let rates = FXTable(try context.session().loadBook().fxRates).history(from, to)
+        if context.json {
+            context.printJSON(.array(rates.map(FXOptions.json)))
+        } else if rates.isEmpty {
+            context.out("No \(from)/\(to) rates yet. Record one with 'bitpal fx set \(from) \(to) RATE'.\n")
+        } else {
+            FXOptions.render(rates, context: context)
+        }
+        return .success
+    }
+}
