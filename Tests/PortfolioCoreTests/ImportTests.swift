@@ -66,7 +66,7 @@ import Testing
 
     @Test func missingRequiredColumn() {
         #expect(throws: ImportFailure(problems: [
-            "line 1: missing column 'amount' (need type, asset, amount, date; optional id, portfolio, price, total, fee, currency, notes, linkedId)",
+            "line 1: missing column 'amount' (need type, asset, amount, date; optional id, portfolio, price, total, fee, currency, fxRate, notes, linkedId)",
         ])) {
             try plan("type,coin,price,date\nbuy,btc,1,2024-01-01\n")
         }
@@ -222,10 +222,10 @@ import Testing
         let ordered = Ledger.chronological(book.transactions)
         let csv = TransactionExport.csv(ordered)
         let text = String(decoding: csv, as: UTF8.self)
-        #expect(text.hasPrefix("id,portfolio,type,assetId,amount,price,total,fee,currency,date,notes,linkedId\n"))
-        #expect(text.contains(",trading,adjustment,AAPL,-0.5,,,,,2024-08-01T00:00:00Z,,\n"))
-        #expect(text.contains(",trading,split,AAPL,1,3,,,,2024-06-10T00:00:00Z,,\n"))
-        #expect(text.contains(",main,reward,ethereum,0.01,3000,,,USD,2024-04-04T00:00:00Z,,\n"))
+        #expect(text.hasPrefix("id,portfolio,type,assetId,amount,price,total,fee,currency,fxRate,date,notes,linkedId\n"))
+        #expect(text.contains(",trading,adjustment,AAPL,-0.5,,,,,,2024-08-01T00:00:00Z,,\n"))
+        #expect(text.contains(",trading,split,AAPL,1,3,,,,,2024-06-10T00:00:00Z,,\n"))
+        #expect(text.contains(",main,reward,ethereum,0.01,3000,,,USD,,2024-04-04T00:00:00Z,,\n"))
         var empty = book
         empty.transactions = []
         let plan = try TransactionImport.plan(TransactionImport.rows(csv: csv), into: empty, portfolio: "main", now: now,

@@ -279,7 +279,8 @@ import Testing
                                 price: g.below(3) == 0 ? nil : RoundTripTests.fixed(&g, positive: true),
                                 total: g.below(4) == 0 ? RoundTripTests.fixed(&g, positive: true) : nil,
                                 fee: rule.fee == .none || g.below(4) == 0 ? nil : RoundTripTests.fixed(&g, positive: false),
-                                currency: g.below(5) == 0 ? nil : g.pick(["USD", "EUR", ""]), date: RoundTripTests.date(&g),
+                                currency: g.below(5) == 0 ? nil : g.pick(["USD", "EUR", ""]),
+                                fxRate: g.below(4) == 0 ? RoundTripTests.fixed(&g, positive: true) : nil, date: RoundTripTests.date(&g),
                                 notes: g.below(3) == 0 ? nil : RoundTripTests.text(&g, max: 6))
             if g.below(6) == 0 { t.linkedId = g.below(2) == 0 ? t.id : UUID() }
             book.transactions.append(t)

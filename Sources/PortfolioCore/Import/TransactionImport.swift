@@ -19,8 +19,8 @@ public struct ImportRow: Sendable {
 public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
     public typealias Column = TransactionField
 
-    private var values: (String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?) =
-        (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+    private var values: (String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?) =
+        (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
     public init() {}
 
@@ -44,6 +44,7 @@ public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
             case .date: values.9
             case .notes: values.10
             case .linkedId: values.11
+            case .fxRate: values.12
             }
         }
         set {
@@ -60,6 +61,7 @@ public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
             case .date: values.9 = newValue
             case .notes: values.10 = newValue
             case .linkedId: values.11 = newValue
+            case .fxRate: values.12 = newValue
             }
         }
     }

@@ -54,12 +54,13 @@ public struct Transaction: Hashable, Sendable {
     public var amountValue: Fixed18
     /// An adjustment that removes units.
     public var negative: Bool
-    /// Which optional fields are present (price 1, total 2, fee 4, link 8): optional `Fixed18`s would
+    /// Which optional fields are present (price 1, total 2, fee 4, link 8, fxRate 16): optional `Fixed18`s would
     /// take 32 bytes each, and a million records are kept in memory at once.
     private var present: UInt8 = 0
     private var storedPrice = Fixed18.zero
     private var storedTotal = Fixed18.zero
     private var storedFee = Fixed18.zero
+    private var storedFXRate = Fixed18.zero
     private var storedLink = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     /// The currency of the money fields; `nil` for kinds without money (split, adjustment, transfer-out).
     public var currency: String?
@@ -85,6 +86,13 @@ public struct Transaction: Hashable, Sendable {
         set { (storedFee, present) = Transaction.store(newValue, bit: 4, in: present) }
     }
 
+    /// Units of the portfolio's base currency per one unit of `currency` at the transaction's date;
+    /// `nil` for a transaction in the base currency (or without money).
+    public var fxRateValue: Fixed18? {
+        get { present & 16 != 0 ? storedFXRate : nil }
+        set { (storedFXRate, present) = Transaction.store(newValue, bit: 16, in: present) }
+    }
+
     /// The first leg's id, on both legs of a swap or a move.
     public var linkedId: UUID? {
         get { present & 8 != 0 ? storedLink : nil }
@@ -102,7 +110,7 @@ public struct Transaction: Hashable, Sendable {
     public init(
         id: UUID = UUIDText.random(), portfolio: String = Portfolio.mainName, type: TransactionType, assetId: String,
         amount: Fixed18, negative: Bool = false, price: Fixed18?, total: Fixed18? = nil, fee: Fixed18? = .zero,
-        currency: String? = "USD", date: Date, notes: String? = nil, linkedId: UUID? = nil
+        currency: String? = "USD", fxRate: Fixed18? = nil, date: Date, notes: String? = nil, linkedId: UUID? = nil
     ) {
         self.id = id
         self.portfolio = portfolio
@@ -117,6 +125,7 @@ public struct Transaction: Hashable, Sendable {
         self.totalValue = total
         self.feeValue = fee
         self.linkedId = linkedId
+        self.fxRateValue = fxRate
     }
 
     /// A buy or a sell of a coin in `main`, from `Decimal` values already checked by `ValueRules`.

@@ -106,7 +106,7 @@ public struct StoredRecords: @unchecked Sendable {
     /// (Swift's `==` equates canonically equivalent text, which is written differently).
     static func sameStoredFields(_ a: Transaction, _ b: Transaction) -> Bool {
         a.id == b.id && a.type == b.type && a.negative == b.negative && a.amountValue == b.amountValue
-            && a.priceValue == b.priceValue && a.totalValue == b.totalValue && a.feeValue == b.feeValue
+            && a.priceValue == b.priceValue && a.totalValue == b.totalValue && a.feeValue == b.feeValue && a.fxRateValue == b.fxRateValue
             && a.linkedId == b.linkedId && a.date == b.date
             && sameBytes(a.portfolio, b.portfolio) && sameBytes(a.assetId, b.assetId)
             && sameBytes(a.currency, b.currency) && sameBytes(a.notes, b.notes)
@@ -134,7 +134,7 @@ enum CanonicalText {
         case .amount:
             if inner.first == 45 { return isFixed(UnsafeBufferPointer(rebasing: inner.dropFirst())) }
             return isFixed(inner)
-        case .price, .total, .fee:
+        case .price, .total, .fee, .fxRate:
             return isFixed(inner)
         case .date:
             return isDate(inner)

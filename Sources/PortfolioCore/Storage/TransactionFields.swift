@@ -4,7 +4,7 @@ import Foundation
 /// objects of `list --json` and `export`, the CSV export and the import columns. A new field
 /// is one case here.
 public enum TransactionField: String, CaseIterable, Sendable {
-    case id, portfolio, type, assetId, amount, price, total, fee, currency, date, notes, linkedId
+    case id, portfolio, type, assetId, amount, price, total, fee, currency, fxRate, date, notes, linkedId
 
     /// The field's name in every codec (the store, JSON, CSV header).
     public var name: String { rawValue }
@@ -44,6 +44,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .total: t.totalValue?.text
         case .fee: t.feeValue?.text
         case .currency: t.currency
+        case .fxRate: t.fxRateValue?.text
         case .date: ISODate.format(t.date)
         case .notes: t.notes
         case .linkedId: t.linkedId.map(UUIDText.lowercased)
@@ -62,6 +63,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .total: if let v = t.totalValue { w.fixed(v) } else { w.null() }
         case .fee: if let v = t.feeValue { w.fixed(v) } else { w.null() }
         case .currency: w.string(t.currency)
+        case .fxRate: if let v = t.fxRateValue { w.fixed(v) } else { w.null() }
         case .date: w.date(t.date)
         case .notes: w.string(t.notes)
         case .linkedId: if let v = t.linkedId { w.uuid(v) } else { w.null() }
@@ -80,6 +82,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .total: w.withBytes { $0.append(34); t.totalValue?.write(to: &$0); $0.append(34) }
         case .fee: w.withBytes { $0.append(34); t.feeValue?.write(to: &$0); $0.append(34) }
         case .currency: w.rawQuoted(t.currency ?? "")
+        case .fxRate: w.withBytes { $0.append(34); t.fxRateValue?.write(to: &$0); $0.append(34) }
         case .date: w.withBytes { $0.append(34); ISODate.write(t.date, to: &$0); $0.append(34) }
         case .notes: w.rawQuoted(t.notes ?? "")
         case .linkedId: w.withBytes { $0.append(34); if let l = t.linkedId { UUIDText.write(l, to: &$0) }; $0.append(34) }
@@ -98,6 +101,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .total: t.totalValue == nil
         case .fee: t.feeValue == nil
         case .currency: t.currency == nil
+        case .fxRate: t.fxRateValue == nil
         case .notes: t.notes == nil
         case .linkedId: t.linkedId == nil
         case .assetId: t.assetId.isEmpty
@@ -105,7 +109,8 @@ public enum TransactionField: String, CaseIterable, Sendable {
         }
     }
 
-    /// This field's bit in a set of fields (`TransactionDraft.seen`).
+    /// This field's bit in a set of fields (`TransactionDraft.seen`), rising in the field order (the
+    /// one-line reader checks the order by it).
     var bit: UInt16 {
         switch self {
         case .id: 1 << 0
@@ -117,9 +122,10 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .total: 1 << 6
         case .fee: 1 << 7
         case .currency: 1 << 8
-        case .date: 1 << 9
-        case .notes: 1 << 10
-        case .linkedId: 1 << 11
+        case .fxRate: 1 << 9
+        case .date: 1 << 10
+        case .notes: 1 << 11
+        case .linkedId: 1 << 12
         }
     }
 
@@ -151,6 +157,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .total: d.total = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
         case .fee: d.fee = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
         case .currency: d.currency = try r.readStringOrNull()
+        case .fxRate: d.fxRate = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
         case .date: d.date = try PortfolioCodec.readDate(&r)
         case .notes: d.notes = try r.readStringOrNull()
         case .linkedId:
@@ -249,6 +256,7 @@ struct TransactionDraft {
     var total: Fixed18?
     var fee: Fixed18?
     var currency: String?
+    var fxRate: Fixed18?
     var date: Date?
     var notes: String?
     var linkedId: UUID?
@@ -266,7 +274,8 @@ struct TransactionDraft {
         let v1 = version < 2
         return .success(Transaction(
             id: id, portfolio: portfolio ?? Portfolio.mainName, type: type, assetId: assetId, amount: amount, negative: negative,
-            price: price, total: total, fee: v1 ? (fee ?? .zero) : fee, currency: v1 ? "USD" : currency, date: date, notes: notes,
+            price: price, total: total, fee: v1 ? (fee ?? .zero) : fee, currency: v1 ? "USD" : currency, fxRate: v1 ? nil : fxRate,
+            date: date, notes: notes,
             linkedId: linkedId))
     }
 }
