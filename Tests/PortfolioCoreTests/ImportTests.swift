@@ -304,7 +304,7 @@ import Testing
                 "line 6: a split has no money, so no currency (currency 'USD')",
                 "line 7: a transfer-out has no total (only a buy or a sell does)",
                 "line 8: " + PortfolioError.portfolioNotFound("nosuch").description,
-                "line 9: " + PortfolioError.currencyMismatch(given: "EUR", expected: "USD", reason: "the base currency of 'main'").description,
+                "line 9: " + PortfolioError.fxRateMissing(from: "EUR", to: "USD", date: day("2024-01-05")).description,
                 "line 10: linkedId \(link) does not pair two legs (a swap is a sell and a buy, a move a transfer-out and a transfer-in, "
                     + "both with the first leg's id as linkedId)",
                 "line 11: " + PortfolioError.coinNotFound(query: "MSFT", suggestions: []).description,
@@ -372,7 +372,7 @@ import Testing
         #expect(throws: ImportFailure(problems: [
             "portfolio 'stocks' exists with base currency EUR; the file's is USD",
             "asset VWCE.DE exists as mutual-fund in USD; the file has it as etf in USD",
-            "item 1: " + PortfolioError.currencyMismatch(given: "USD", expected: "EUR", reason: "the base currency of 'Stocks'").description,
+            "item 1: " + PortfolioError.fxRateMissing(from: "USD", to: "EUR", date: day("2024-03-01")).description,
         ])) {
             try TransactionImport.merge(doc, into: &other, portfolio: "main", now: now, allowDuplicates: false, resolveAsset: Self.resolver(other))
         }

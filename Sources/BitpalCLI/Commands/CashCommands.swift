@@ -29,7 +29,7 @@ enum CashOptions {
 
     static let dateOption = OptionSpec("--date", "DATE", "when (default now)")
     static let noteOption = OptionSpec("--note", "TEXT", "a note kept with it")
-    static let currencyOption = OptionSpec("--currency", "CODE", "the cash's currency (default, and for now only: the base currency)")
+    static let currencyOption = OptionSpec("--currency", "CODE", "the cash's currency (default: the base currency)")
 }
 
 /// What every cash record takes: an amount, a date, a note and a currency.
@@ -38,26 +38,29 @@ struct CashRecordOptions {
     var date: DateArgument?
     var note: String?
     var currency: String?
+    var fxRate: Fixed18?
 
     init(_ a: inout ArgumentList) throws {
         amount = try CashOptions.amount(try a.popPositional("AMOUNT"))
         date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
         note = a.popOption("--note").flatMap { $0.isEmpty ? nil : $0 }
         currency = a.popOption("--currency")
+        fxRate = try TransactionOptions.fxRate(&a)
     }
 
     /// One cash record of `type` in `portfolio`.
     func transaction(_ type: TransactionType, fee: Fixed18? = nil, book: Book, portfolio: Portfolio, context: Context) throws -> Transaction {
-        Transaction(portfolio: portfolio.name, type: type, assetId: "", amount: amount, price: nil, fee: fee,
-                    currency: try book.currency(given: currency, assetId: "", portfolio: portfolio),
-                    date: try date?.start(in: context.timeZone, now: context.now) ?? context.now, notes: note)
+        let currency = try book.currency(given: self.currency, assetId: "", portfolio: portfolio)
+        let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
+        return Transaction(portfolio: portfolio.name, type: type, assetId: "", amount: amount, price: nil, fee: fee, currency: currency,
+                           fxRate: try book.fxRate(for: currency, in: portfolio, on: when, given: fxRate), date: when, notes: note)
     }
 }
 
 struct CashDepositCommand: Command {
     static let spec = CommandSpec(
         name: "cash deposit", summary: "Record money paid into the portfolio", arguments: "AMOUNT",
-        options: [CashOptions.currencyOption, OptionSpec("--initial", nil, "label it initial capital"), CashOptions.dateOption,
+        options: [CashOptions.currencyOption, TransactionOptions.fxRate, OptionSpec("--initial", nil, "label it initial capital"), CashOptions.dateOption,
                   CashOptions.noteOption],
         group: "Cash and currencies", details: CashOptions.details,
         examples: ["bitpal -p brokerage cash deposit 10000 --initial --date 2024-01-01", "bitpal cash deposit 500"])
@@ -82,7 +85,7 @@ struct CashDepositCommand: Command {
 struct CashWithdrawCommand: Command {
     static let spec = CommandSpec(
         name: "cash withdraw", summary: "Record money taken out of the portfolio", arguments: "AMOUNT",
-        options: [CashOptions.currencyOption, CashOptions.dateOption, CashOptions.noteOption],
+        options: [CashOptions.currencyOption, TransactionOptions.fxRate, CashOptions.dateOption, CashOptions.noteOption],
         group: "Cash and currencies", details: CashOptions.details, examples: ["bitpal cash withdraw 1000 --date 2024-03-01"])
 
     var options: CashRecordOptions
@@ -97,7 +100,8 @@ struct CashWithdrawCommand: Command {
 struct CashInterestCommand: Command {
     static let spec = CommandSpec(
         name: "cash interest", summary: "Record interest paid on cash (income)", arguments: "AMOUNT",
-        options: [OptionSpec("--fee", "TAX", "tax withheld from it (default 0)"), CashOptions.currencyOption, CashOptions.dateOption,
+        options: [OptionSpec("--fee", "TAX", "tax withheld from it (default 0)"), CashOptions.currencyOption, TransactionOptions.fxRate,
+                  CashOptions.dateOption,
                   CashOptions.noteOption],
         group: "Cash and currencies", details: "AMOUNT is the gross interest; cash grows by AMOUNT − TAX, which is income.",
         examples: ["bitpal cash interest 12.50 --date 2024-03-02", "bitpal cash interest 20 --fee 5"])
@@ -139,10 +143,13 @@ struct CashTransferCommand: Command {
             if target.name == from.name { throw CommandFailure("A cash transfer needs two different portfolios (both are '\(TextEscaping.escaped(from.name))')") }
             guard target.trackCash else { throw PortfolioError.cashNotTracked(target.name) }
             let out = try options.transaction(.withdrawal, book: book, portfolio: from, context: context)
-            // The receiving portfolio must hold the same currency (until exchange rates arrive).
-            _ = try book.currency(given: out.currency, assetId: "", portfolio: target)
-            return Transaction.cashTransfer(out.amountValue, currency: out.currency ?? from.baseCurrency, from: from.name, to: target.name,
-                                            date: out.date, notes: out.notes)
+            let currency = out.currency ?? from.baseCurrency
+            var legs = Transaction.cashTransfer(out.amountValue, currency: currency, from: from.name, to: target.name,
+                                                date: out.date, notes: out.notes)
+            // Each leg at the rate to its own portfolio's base (none where the cash is in that base).
+            legs[0].fxRateValue = out.fxRateValue
+            legs[1].fxRateValue = try book.fxRate(for: currency, in: target, on: out.date)
+            return legs
         }
     }
 }

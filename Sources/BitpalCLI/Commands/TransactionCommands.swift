@@ -8,6 +8,10 @@ enum TransactionOptions {
     static let note = OptionSpec("--note", "TEXT", "a note to keep with it")
     static let total = OptionSpec("--total", "TOTAL", "buy, sell: the exact money value before fees, in place of PRICE")
     static let currency = OptionSpec("--currency", "CODE", "the currency of the money (default: the asset's, else the portfolio's)")
+    static let fxRate = OptionSpec("--fx-rate", "RATE", "units of the base currency per unit of --currency on that date (default: the rate table's)")
+
+    /// `--fx-rate`, parsed (exit 2 when malformed).
+    static func fxRate(_ a: inout ArgumentList) throws -> Fixed18? { try a.popOption("--fx-rate").map { try ArgumentList.fixed($0, field: "Rate") } }
     static let value = OptionSpec("--value", "VALUE", "swap: the money value of what was swapped")
     static let types = TransactionType.allCases.map(\.rawValue)
     /// What `add` records: every kind of an asset (cash alone is `bitpal cash …`), and swap.
@@ -117,7 +121,7 @@ struct AddCommand: Command {
         name: "add", summary: "Record a transaction of any kind",
         arguments: "KIND ASSET AMOUNT [PRICE]",
         options: [TransactionOptions.date, TransactionOptions.fee, TransactionOptions.note, TransactionOptions.total,
-                  TransactionOptions.currency, TransactionOptions.value],
+                  TransactionOptions.currency, TransactionOptions.fxRate, TransactionOptions.value],
         group: "Transactions",
         details: KindRule.table.map { "  \($0.type.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \($0.arguments.padding(toLength: 19, withPad: " ", startingAt: 0)) \($0.summary)" }
             .joined(separator: "\n") + """
@@ -147,6 +151,7 @@ struct AddCommand: Command {
     var note: String?
     var totalText: String?
     var currency: String?
+    var fxRate: Fixed18?
     var valueText: String?
 
     init(parsing a: inout ArgumentList) throws {
@@ -157,6 +162,7 @@ struct AddCommand: Command {
         note = a.popOption("--note")
         totalText = a.popOption("--total")
         currency = a.popOption("--currency")
+        fxRate = try TransactionOptions.fxRate(&a)
         valueText = a.popOption("--value")
         let type = TransactionType(rawValue: kind)
         let rule = type.map(KindRule.of)
@@ -237,7 +243,13 @@ struct AddCommand: Command {
             case .none: t.feeValue = nil
             default: t.feeValue = fee ?? .zero
             }
-            if rule.hasCurrency { t.currency = try TransactionOptions.currency(currency, asset: asset, book: book, portfolio: portfolio) }
+            if rule.hasCurrency {
+                let c = try TransactionOptions.currency(currency, asset: asset, book: book, portfolio: portfolio)
+                t.currency = c
+                t.fxRateValue = try book.fxRate(for: c, in: portfolio, on: when, given: fxRate)
+            } else if fxRate != nil {
+                throw UsageError.conflict("a \(kind) has no money, so no --fx-rate")
+            }
             legs = [t]
         } else {
             legs = try swapLegs(book: book, portfolio: portfolio, context: context, date: when, notes: notes, fee: fee)
@@ -257,8 +269,12 @@ struct AddCommand: Command {
         if fromAmount.units == 0 || toAmount.units == 0 { throw PortfolioError.amountNotPositive }
         let c1 = try TransactionOptions.currency(currency, asset: from, book: book, portfolio: portfolio)
         let c2 = try TransactionOptions.currency(currency, asset: to, book: book, portfolio: portfolio)
-        return try Transaction.swap(portfolio: portfolio.name, from: from.id, amount: fromAmount, to: to.id, amount: toAmount,
-                                    value: value, fee: fee ?? .zero, currencies: (c1, c2), date: date, notes: notes)
+        var legs = try Transaction.swap(portfolio: portfolio.name, from: from.id, amount: fromAmount, to: to.id, amount: toAmount,
+                                        value: value, fee: fee ?? .zero, currencies: (c1, c2), date: date, notes: notes)
+        for i in legs.indices {
+            legs[i].fxRateValue = try book.fxRate(for: legs[i].currency ?? portfolio.baseCurrency, in: portfolio, on: date, given: fxRate)
+        }
+        return legs
     }
 }
 

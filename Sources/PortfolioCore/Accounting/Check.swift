@@ -25,6 +25,8 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case assetGiven = "asset given to cash"
         case cashNotTracked = "cash in a portfolio that does not track it"
         case overdraw = "takes more cash than there is"
+        case fxRateMissing = "foreign currency without a rate"
+        case fxRateInBase = "a rate on money in the base currency"
     }
 
     public var rule: Rule
@@ -61,7 +63,8 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .assetMissing: "it names no asset"
         case .assetGiven: "a deposit or withdrawal is cash alone and names no asset"
         case .cashNotTracked: error?.description(names: names) ?? rule.rawValue
-        case .overdraw: error?.description(names: names) ?? rule.rawValue
+        case .overdraw, .fxRateMissing: error?.description(names: names) ?? rule.rawValue
+        case .fxRateInBase: "it is in the portfolio's base currency, so it takes no exchange rate"
         case .unknownPortfolio, .unknownAsset, .currencyMismatch: error?.description(names: names) ?? rule.rawValue
         case .oversell, .tooLarge, .unlinked:
             if case let .insufficientQuantity(s)? = error {
@@ -121,8 +124,10 @@ extension Book {
             } else if t.date > now {
                 broken = (.futureDate, nil)
             } else if let p = portfolio(t.portfolio) {
-                if let c = t.currency, c != p.baseCurrency {
-                    broken = (.currencyMismatch, .currencyMismatch(given: c, expected: p.baseCurrency, reason: "the base currency of '\(t.portfolio)'"))
+                if let c = t.currency, c != p.baseCurrency, t.fxRateValue == nil {
+                    broken = (.fxRateMissing, .fxRateMissing(from: c, to: p.baseCurrency, date: t.date))
+                } else if t.fxRateValue != nil, t.currency == p.baseCurrency {
+                    broken = (.fxRateInBase, nil)
                 } else if !p.trackCash, t.rule.isCashOnly(t) {
                     broken = (.cashNotTracked, .cashNotTracked(p.name))
                 }

@@ -263,6 +263,11 @@ public struct Ledger: Sendable {
         var movement: CashMovement?
         let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
+        /// Money of the transaction's currency in the portfolio's base, at the rate stored with it.
+        func base(_ money: Exact36) throws(PortfolioError) -> Exact36 {
+            guard let rate = tx.fxRateValue else { return money }
+            return try money.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
+        }
         for step in rule.steps(negative: tx.negative) {
             switch step {
             case let .acquire(cost):
@@ -271,12 +276,13 @@ public struct Ledger: Sendable {
                 case .grossPlusFee:
                     if tx.type == .transferIn, tx.priceValue == nil {
                         guard let link = tx.linkedId, let moved = moving[link] else { throw .unlinkedTransferIn(id: tx.id) }
-                        basis = try moved + Exact36(fee)
+                        // A move into a portfolio of another base converts the basis at the move's rate.
+                        basis = try base(moved + Exact36(fee))
                         received = true
                     } else {
-                        basis = try tx.gross + Exact36(fee)
+                        basis = try base(tx.gross + Exact36(fee))
                     }
-                case .gross: basis = tx.gross
+                case .gross: basis = try base(tx.gross)
                 case .zero: basis = .zero
                 }
                 if !p.isOpen {
@@ -298,8 +304,8 @@ public struct Ledger: Sendable {
                 let basis = try p.lots.dispose(quantity: tx.amountValue)
                 switch mode {
                 case .sale:
-                    let gross = tx.gross
-                    let gain = try gross - Exact36(fee) - basis
+                    let gross = try base(tx.gross)
+                    let gain = try base(tx.gross - Exact36(fee)) - basis
                     p.cycleSold = p.cycleSold.flatMap { try? $0.adding(tx.amountValue) }
                     p.cycleSoldGross = p.cycleSoldGross.flatMap { try? $0 + gross }
                     p.cycleRealized = try p.cycleRealized + gain
@@ -325,9 +331,9 @@ public struct Ledger: Sendable {
                 p.lastDisposalDate = tx.date
                 closes = !p.isOpen
             case let .income(measure):
-                let gross = measure == .value ? tx.gross : Exact36(tx.amountValue)
-                let tax = measure == .netOfTax ? Exact36(fee) : .zero
-                let net = try gross - tax
+                let gross = try base(measure == .value ? tx.gross : Exact36(tx.amountValue))
+                let tax = try base(measure == .netOfTax ? Exact36(fee) : .zero)
+                let net = try base((measure == .value ? tx.gross : Exact36(tx.amountValue)) - (measure == .netOfTax ? Exact36(fee) : .zero))
                 t.income = try t.income + net
                 t.taxWithheld = try t.taxWithheld + tax
                 event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
@@ -343,7 +349,8 @@ public struct Ledger: Sendable {
                 case .withdrawal: change = try Exact36.zero - Exact36(tx.amountValue)
                 case .spendFee: change = try Exact36.zero - Exact36(fee)
                 }
-                if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + change }
+                // Cash stays in its currency; what was put in counts at its own date's rate.
+                if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + base(change) }
                 let currency = tx.currency ?? ""
                 let before = cash[CashKey(portfolio: tx.portfolio, currency: currency)] ?? .zero
                 let after = try before + change

@@ -18,6 +18,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case breaksLater(Shortfall)
     /// A record that takes more cash than the portfolio has at its point of the replay.
     case insufficientCash(CashShortfall)
+    /// Money in a currency other than the portfolio's base, with no rate given and none in the table.
+    case fxRateMissing(from: String, to: String, date: Date)
     /// A cash record (or command) in a portfolio that does not track cash.
     case cashNotTracked(String)
     /// A move's transfer-in with no transfer-out before it to take its basis from.
@@ -36,7 +38,7 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case assetExists(String)
     case assetInUse(id: String, count: Int)
     case assetLocked(String)
-    /// A currency other than the one the transaction must be in (until exchange rates exist).
+    /// A currency other than the one the transaction must be in (a registered asset's own).
     case currencyMismatch(given: String, expected: String, reason: String)
     case unsupportedCurrency(String)
     /// A linked leg whose partner is missing or whose kind cannot change.
@@ -89,6 +91,9 @@ extension PortfolioError: CustomStringConvertible {
             let money = { (v: Exact36) in DecimalFormatting.grouped(DecimalFormatting.money(v)) }
             return "Not enough \(s.currency) cash in '\(TextEscaping.escaped(s.portfolio))': the \(s.type.rawValue) on \(names.date(s.date)) "
                 + "needs \(money(s.needed)), \(money(s.available)) is available."
+        case let .fxRateMissing(from, to, date):
+            let day = names.date(date)
+            return "No \(from)→\(to) rate on or before \(day): give --fx-rate or record one with 'bitpal fx set \(from) \(to) RATE --date \(day)'"
         case let .cashNotTracked(name):
             return "Portfolio '\(TextEscaping.escaped(name))' does not track cash; turn it on with 'bitpal portfolio edit \(TextEscaping.escaped(name)) --cash'"
         case let .unlinkedTransferIn(id):
@@ -114,7 +119,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .assetLocked(id):
             return "Asset type and currency cannot change once \(TextEscaping.escaped(id)) has transactions or prices; remove it and add it again"
         case let .currencyMismatch(given, expected, reason):
-            return "Currency \(given) is not \(expected), \(reason) (exchange rates are not supported yet)"
+            return "Currency \(given) is not \(expected), \(reason)"
         case let .unsupportedCurrency(text):
             return "Unsupported currency '\(TextEscaping.shortened(text))'; supported: " + CurrencyCode.supported.joined(separator: ", ")
         case let .linkedLeg(message): return message

@@ -675,8 +675,17 @@ public enum TransactionImport {
             id = parsed
         }
         let notes = f[.notes].flatMap { $0.isEmpty ? nil : $0 }
+        // Money in another currency than the base takes the rate of its date: the file's, else the table's.
+        let rateGiven = try f.text(.fxRate).map { try ValueRules.fixed($0, field: "fxRate") }
+        let fxRate: Fixed18?
+        if let currency {
+            fxRate = try book.fxRate(for: currency, in: portfolio, on: date, given: rateGiven)
+        } else {
+            fxRate = rateGiven  // a move's transfer-in leg into another base: the rate its basis moves at
+        }
         return Transaction(id: id, portfolio: portfolio.name, type: type, assetId: assetId, amount: amount, negative: negative,
-                           price: price, total: total, fee: fee, currency: currency, date: date, notes: notes, linkedId: linkedId)
+                           price: price, total: total, fee: fee, currency: currency, fxRate: fxRate, date: date, notes: notes,
+                           linkedId: linkedId)
     }
 }
 

@@ -162,9 +162,24 @@ extension Book {
             }
             currency = code
         }
-        if currency != portfolio.baseCurrency {
-            throw .currencyMismatch(given: currency, expected: portfolio.baseCurrency, reason: "the base currency of '\(portfolio.name)'")
-        }
         return currency
+    }
+
+    /// The rate to store with money in `currency` at `date` in `portfolio`: `nil` in its base currency;
+    /// else `given` (`--fx-rate`), else the table's newest rate at or before the date (an inverse
+    /// counts), else a refusal saying how to give one.
+    public func fxRate(for currency: String, in portfolio: Portfolio, on date: Date, given: Fixed18? = nil) throws(PortfolioError) -> Fixed18? {
+        if currency == portfolio.baseCurrency {
+            if given != nil { throw .currencyMismatch(given: currency, expected: currency, reason: "the base currency of '\(portfolio.name)', which takes no --fx-rate") }
+            return nil
+        }
+        if let given {
+            guard given.units > 0 else { throw .priceNotPositive }
+            return given
+        }
+        guard let found = FXTable(fxRates).rate(from: currency, to: portfolio.baseCurrency, on: date) else {
+            throw .fxRateMissing(from: currency, to: portfolio.baseCurrency, date: date)
+        }
+        return found.rate
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 /// Reads and writes `portfolio.json`.
 ///
 /// Version 2 is pretty-printed JSON with a fixed key order: `{"format", "version",
-/// "defaultPortfolio", "portfolios", "assets", "transactions", "watchlist", "manualPrices",
-/// "fxRates"}` (the last only when there are rates),
+/// "defaultPortfolio", "portfolios", "assets", "fxRates", "transactions", "watchlist",
+/// "manualPrices"}` (`fxRates` only when there are rates),
 /// then every top-level key a newer bitpal wrote, kept unchanged. One record per line, so a
 /// change is a one-line diff. Every decimal is a JSON **string** holding its exact digits, and
 /// every date is ISO 8601 UTC. Transaction records follow `TransactionField` (null keys left
@@ -54,6 +54,21 @@ public enum PortfolioCodec {
         w.beginArray()
         for a in p.assets { writeAsset(a, to: &w) }
         w.endArray()
+        // Before the transactions, so that reading the settings (to resolve a command's arguments) has them.
+        if !p.fxRates.isEmpty {
+            w.key("fxRates")
+            w.beginArray()
+            for r in p.fxRates {
+                w.beginInlineObject()
+                w.key("from"); w.string(r.from)
+                w.key("to"); w.string(r.to)
+                w.key("rate"); w.fixed(r.rate)
+                w.key("date"); w.date(r.date)
+                w.key("source"); w.string(r.source.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.key("transactions")
         w.beginArray()
     }
@@ -74,20 +89,6 @@ public enum PortfolioCodec {
         w.beginArray()
         for q in p.manualPrices { writeManualPrice(q, to: &w) }
         w.endArray()
-        if !p.fxRates.isEmpty {
-            w.key("fxRates")
-            w.beginArray()
-            for r in p.fxRates {
-                w.beginInlineObject()
-                w.key("from"); w.string(r.from)
-                w.key("to"); w.string(r.to)
-                w.key("rate"); w.fixed(r.rate)
-                w.key("date"); w.date(r.date)
-                w.key("source"); w.string(r.source.rawValue)
-                w.endObject()
-            }
-            w.endArray()
-        }
         for (key, json) in p.unknownKeys {
             w.key(key)
             w.rawJSON(json)
