@@ -144,3 +144,78 @@ import Testing
         #expect(DecimalFormatting.money(checked.ledger.totals(of: "brokerage").netDeposits) == "3000.00")
     }
 }
+
+/// Worked example I of `cash-currencies.md`: a EUR portfolio buying and selling in dollars.
+@Suite struct CurrencyExampleTests {
+    let now = day("2024-07-01T12:00:00Z")
+
+    @Test func exampleICurrencies() throws {
+        let apple = Asset(id: "AAPL", name: "Apple Inc.", type: .stock, currency: "USD", createdDate: day("2024-01-01"))
+        var book = Book(portfolios: [Portfolio(name: "eu", baseCurrency: "EUR")], assets: [apple], defaultPortfolio: "eu")
+        func r(_ type: TransactionType, _ asset: String, _ amount: String, price: String, fee: String, currency: String, fx: String?,
+               on date: String) -> Transaction {
+            Transaction(portfolio: "eu", type: type, assetId: asset, amount: fixed(amount), price: fixed(price), fee: fixed(fee),
+                        currency: currency, fxRate: fx.map(fixed), date: day(date))
+        }
+        func add(_ t: Transaction) throws -> Ledger {
+            book = try book.adding([t], now: now)
+            let checked = book.checked(now: now)
+            #expect(checked.problems.isEmpty, "\(checked.problems)")
+            return checked.ledger
+        }
+        let btc = key("bitcoin", in: "eu")
+        // 1. buy 1 BTC @ 40000 USD, fee 20 USD, fxRate 0.91 → basis 36418.20 EUR
+        var ledger = try add(r(.buy, "bitcoin", "1", price: "40000", fee: "20", currency: "USD", fx: "0.91", on: "2024-01-10"))
+        #expect(DecimalFormatting.money(try #require(ledger.positions[btc]).costBasis) == "36418.20")
+        // 2. buy 0.5 BTC @ 62000 EUR → qty 1.5, basis 67418.20, avg 44945.46666667
+        ledger = try add(r(.buy, "bitcoin", "0.5", price: "62000", fee: "0", currency: "EUR", fx: nil, on: "2024-03-10"))
+        var p = try #require(ledger.positions[btc])
+        #expect(p.quantity == dec("1.5"))
+        #expect(DecimalFormatting.money(p.costBasis) == "67418.20")
+        #expect(DecimalFormatting.price(try #require(p.averageCost)) == "44945.46666667")
+        // 3. sell 0.5 BTC @ 70000 USD, fee 10 USD, fxRate 0.93 → proceeds 32540.70 EUR, basisSold 22472.73, realized 10067.97
+        ledger = try add(r(.sell, "bitcoin", "0.5", price: "70000", fee: "10", currency: "USD", fx: "0.93", on: "2024-06-10"))
+        p = try #require(ledger.positions[btc])
+        #expect(DecimalFormatting.money(try Exact36(fixed("67418.2")) - p.costBasis) == "22472.73")
+        #expect(DecimalFormatting.money(ledger.realizedPnL) == "10067.97")
+        #expect(DecimalFormatting.money(try ledger.realizedPnL + (Exact36(fixed("67418.2")) - p.costBasis)) == "32540.70")
+        // With BTC at 90000 EUR: value 90000.00, totalCost 44945.47, unrealized 45054.53.
+        // AAPL bought 10 @ 180 with fxRate 0.92 → basis 1656.00 EUR; at 200 USD and USD→EUR 0.95 its
+        // value is 1900.00 EUR, unrealized 244.00.
+        ledger = try add(r(.buy, "AAPL", "10", price: "180", fee: "0", currency: "USD", fx: "0.92", on: "2024-06-20"))
+        #expect(DecimalFormatting.money(try #require(ledger.positions[key("AAPL", in: "eu")]).costBasis) == "1656.00")
+        let prices = PriceBook(manual: [Quote(coinId: "bitcoin", price: 90000, time: day("2024-07-01"), source: .manual, currency: "EUR"),
+                                        Quote(coinId: "AAPL", price: 200, time: day("2024-07-01"), source: .manual, currency: "USD")])
+        let rates = FXTable([FXRate(from: "USD", to: "EUR", rate: fixed("0.95"), date: day("2024-07-01"))])
+        let reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: ["eu"], baseCurrency: "EUR", rates: rates) { id in
+            id == "AAPL" ? AssetLabel(asset: apple) : AssetLabel.unknown(id)
+        }
+        let h = reports.holdings()
+        let b = try #require(h.holdings.first { $0.asset.id == "bitcoin" })
+        #expect(b.currentValue.map(DecimalFormatting.money) == "90000.00")
+        #expect(DecimalFormatting.money(b.totalCost) == "44945.47")
+        #expect(b.profitLoss.map(DecimalFormatting.money) == "45054.53")
+        let a = try #require(h.holdings.first { $0.asset.id == "AAPL" })
+        #expect(a.currentValue.map(DecimalFormatting.money) == "1900.00")
+        #expect(a.profitLoss.map(DecimalFormatting.money) == "244.00")
+        // Without a USD→EUR rate, AAPL is unpriced and the pair is named.
+        let blind = Reports(ledger: ledger, prices: prices, now: now, portfolios: ["eu"], baseCurrency: "EUR") { AssetLabel.unknown($0) }
+        #expect(blind.holdings().missingRates == ["USD→EUR"])
+        #expect(blind.holdings().unpricedCount == 1)
+    }
+
+    @Test func aForeignRecordWithoutARateIsRefusedAndTheTableSuppliesOne() throws {
+        let eu = Portfolio(name: "eu", baseCurrency: "EUR")
+        var book = Book(portfolios: [eu], defaultPortfolio: "eu")
+        #expect(throws: PortfolioError.fxRateMissing(from: "USD", to: "EUR", date: day("2024-01-10"))) {
+            _ = try book.fxRate(for: "USD", in: eu, on: day("2024-01-10"))
+        }
+        book.fxRates = [FXRate(from: "EUR", to: "USD", rate: fixed("1.1"), date: day("2024-01-01"))]
+        #expect(try book.fxRate(for: "USD", in: eu, on: day("2024-01-10")) == fixed("0.909090909090909091"))
+        #expect(try book.fxRate(for: "EUR", in: eu, on: day("2024-01-10")) == nil)
+        // A stored foreign record without its rate breaks a rule when read.
+        book.transactions = [Transaction(portfolio: "eu", type: .buy, assetId: "bitcoin", amount: fixed("1"), price: fixed("1"),
+                                         currency: "USD", date: day("2024-01-10"))]
+        #expect(book.checked(now: now).problems.map(\.rule) == [.fxRateMissing])
+    }
+}

@@ -62,6 +62,9 @@ struct HoldingsCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all)
         let report = reports.holdings(sort: sort, byPortfolio: byPortfolio)
+        for pair in report.missingRates {
+            context.warn("no \(pair) rate is known, so holdings priced in \(pair.prefix(3)) are left unpriced; record one with 'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'")
+        }
         if context.json {
             context.printJSON(ReportJSON.holdings(report))
             return .success

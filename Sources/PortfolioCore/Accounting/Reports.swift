@@ -72,6 +72,8 @@ public struct HoldingsReport: Sendable {
     public var unrealizedPnL: Exact36
     /// Cost basis of the holdings without a price.
     public var unpricedCost: Exact36
+    /// Pairs (`USD→EUR`) whose missing rate left a priced holding unpriced.
+    public var missingRates: [String] = []
     /// Σ cost basis of every open holding, priced or not.
     public var openCost: Exact36 { (try? totalCost + unpricedCost) ?? totalCost }
     /// `unrealizedPnL / totalCost × 100`; `nil` when nothing priced cost anything.
@@ -131,14 +133,27 @@ public struct Reports: Sendable {
     public var now: Date
     /// The portfolios reported on; `nil` for every one.
     public var portfolios: Set<String>?
+    /// The currency values are shown in, and the rates that turn a price's currency into it.
+    public var baseCurrency: String
+    public var rates: FXTable
 
-    public init(ledger: Ledger, prices: PriceBook, now: Date, portfolios: Set<String>? = nil,
-                asset: @escaping @Sendable (String) -> AssetLabel) {
+    public init(ledger: Ledger, prices: PriceBook, now: Date, portfolios: Set<String>? = nil, baseCurrency: String = "USD",
+                rates: FXTable = FXTable([]), asset: @escaping @Sendable (String) -> AssetLabel) {
         self.ledger = ledger
         self.prices = prices
         self.now = now
         self.portfolios = portfolios
+        self.baseCurrency = baseCurrency
+        self.rates = rates
         self.asset = asset
+    }
+
+    /// `quantity × price` in the base currency at today's rate; `nil` (unpriced) when no rate is known.
+    private func value(_ quantity: Fixed18, at q: Quote) -> Exact36? {
+        guard let inPriceCurrency = Exact36.product(quantity, q.price) else { return nil }
+        guard q.currency != baseCurrency else { return inPriceCurrency }
+        guard let rate = rates.rate(from: q.currency, to: baseCurrency, on: now)?.rate else { return nil }
+        return try? inPriceCurrency.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
     }
 
     private func includes(_ portfolio: String) -> Bool { portfolios?.contains(portfolio) ?? true }
@@ -160,6 +175,7 @@ public struct Reports: Sendable {
         var asOf: Date?
         var value = Exact36.zero, cost = Exact36.zero, pnl = Exact36.zero, unpricedCost = Exact36.zero
         var unpriced = 0
+        var missingRates = Set<String>()
         for (key, m) in merged {
             let quote = prices.latest(key.assetId)
             let basis = m.basis
@@ -167,7 +183,7 @@ public struct Reports: Sendable {
                                totalCost: basis, avgCost: (try? basis.divided(by: m.quantity)) ?? .zero, quote: quote)
             // A value is exact when the price has at most 18 decimals (every manual price, nearly every
             // fetched one); otherwise Exact36 takes it rounded at the 36th decimal.
-            if let q = quote, let v = Exact36.product(m.quantity, q.price), let gain = try? v - basis,
+            if let q = quote, let v = self.value(m.quantity, at: q), let gain = try? v - basis,
                let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
                 line.currentValue = v
                 line.profitLoss = gain
@@ -179,6 +195,9 @@ public struct Reports: Sendable {
             } else {
                 unpriced += 1
                 unpricedCost = (try? unpricedCost + basis) ?? unpricedCost
+                if let q = quote, q.currency != baseCurrency, rates.rate(from: q.currency, to: baseCurrency, on: now) == nil {
+                    missingRates.insert(q.currency + "→" + baseCurrency)
+                }
             }
             lines.append(line)
         }
@@ -187,7 +206,7 @@ public struct Reports: Sendable {
         return HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
             unpricedCount: unpriced, holdingsValue: value, cash: cash, cashBalance: cashBalance,
-            totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost)
+            totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost, missingRates: missingRates.sorted())
     }
 
     /// Whether any chosen portfolio tracks cash, and whether every one does.

@@ -160,7 +160,10 @@ public final class Session {
                 .map(\.assetId)
             prices = try refreshIfNeeded(coins: coins, book: prices)
         }
-        return Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios,
+        // Values in the chosen portfolios' base (the default portfolio's when they differ).
+        let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
+        let base = bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD"
+        return Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: FXTable(book.fxRates),
                        asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
     }
 
