@@ -143,3 +143,30 @@ final class FXCLITests: XCTestCase {
         XCTAssertEqual(s.storeBytes, before, "nothing written")
     }
 }
+
+final class CurrencyCLITests: XCTestCase {
+    /// Example I through the CLI: a EUR portfolio trading in dollars, shown in euros.
+    func testAEuroPortfolioBuysInDollarsAtTheRateOfItsDate() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["portfolio", "default", "eu"])
+        let missing = s.run(["add", "buy", "btc", "1", "40000", "--fee", "20", "--currency", "USD", "--date", "2024-01-10"])
+        XCTAssertEqual(missing.code, .failure)
+        XCTAssertEqual(missing.err, "error: No USD→EUR rate on or before 2024-01-10: give --fx-rate or record one with "
+                       + "'bitpal fx set USD EUR RATE --date 2024-01-10'\n")
+        s.ok(["add", "buy", "btc", "1", "40000", "--fee", "20", "--currency", "USD", "--fx-rate", "0.91", "--date", "2024-01-10"])
+        s.ok(["add", "buy", "btc", "0.5", "62000", "--date", "2024-03-10"])
+        s.ok(["fx", "set", "USD", "EUR", "0.93", "--date", "2024-05-01"])
+        s.ok(["add", "sell", "btc", "0.5", "70000", "--fee", "10", "--currency", "usd", "--date", "2024-05-20"])  // the table's 0.93
+        s.ok(["price", "set", "btc", "90000", "--currency", "EUR", "--date", "2024-05-31"])
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "summary"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["realizedPnL"] as? String, "10067.97")
+        XCTAssertEqual(summary["totalOpenCost"] as? String, "44945.47")
+        XCTAssertEqual(summary["unrealizedPnL"] as? String, "45054.53")
+        let holdings = s.ok(["holdings"]).out
+        XCTAssertTrue(holdings.contains("€44,945.47") && holdings.contains("+€45,054.53"), holdings)
+        let sell = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "list", "--limit", "1"]).out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(sell.first?["fxRate"] as? String, "0.93")
+        XCTAssertEqual(sell.first?["currency"] as? String, "USD")
+    }
+}

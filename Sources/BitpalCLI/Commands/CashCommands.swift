@@ -182,8 +182,8 @@ struct CashBalanceCommand: Command {
             return .success
         }
         var table = Table([("CURRENCY", .left), ("BALANCE", .right)])
-        for c in currencies { table.add([.init(c), .init(Human.money(byCurrency[c] ?? .zero))]) }
-        if currencies.isEmpty { table.add([.init(base), .init(Human.money(Exact36.zero))]) }
+        for c in currencies { table.add([.init(c), .init(Human.showing(c) { Human.money(byCurrency[c] ?? .zero) })]) }
+        if currencies.isEmpty { table.add([.init(base), .init(Human.showing(base) { Human.money(Exact36.zero) })]) }
         context.out(table.render(style: context.style))
         return .success
     }
@@ -217,6 +217,7 @@ struct CashHistoryCommand: Command {
         var table = Table((all ? [("PORTFOLIO", .left)] : []) + [("DATE", .left), ("TYPE", .left), ("AMOUNT", .right), ("BALANCE", .right),
                                                                   ("CURRENCY", .left), ("ID", .left)])
         for m in rows {
+            Human.symbol = Human.symbol(of: m.currency)
             table.add((all ? [.init(TextEscaping.escaped(m.portfolio))] : []) + [
                 .init(Human.day(m.date, in: zone)), .init(m.type.rawValue), .init(Human.signedMoney(m.amount)), .init(Human.money(m.balance)),
                 .init(m.currency), .init(String(UUIDText.lowercased(m.transactionId).prefix(8))),

@@ -86,7 +86,7 @@ struct PortfolioListCommand: Command {
 struct PortfolioAddCommand: Command {
     static let spec = CommandSpec(
         name: "portfolio add", summary: "Create a portfolio", arguments: "NAME",
-        options: [OptionSpec("--currency", "CODE", "its base currency (USD until exchange rates arrive)"),
+        options: [OptionSpec("--currency", "CODE", "its base currency (default USD): reports and costs are in it"),
                   OptionSpec("--description", "TEXT", "what it is for")] + PortfolioOptions.cashOptions,
         group: "Assets and portfolios",
         details: "NAME: 1–40 letters, digits, '-', '_' or '.'; unique, whatever the case.",

@@ -8,7 +8,9 @@ extension Context {
     func reports(refresh: Bool, all: Bool) throws -> Reports {
         let session = try session()
         let book = try session.loadBook()
-        return try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, names: names)
+        let reports = try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, names: names)
+        Human.symbol = Human.symbol(of: reports.baseCurrency)
+        return reports
     }
 }
 
@@ -79,7 +81,7 @@ struct HoldingsCommand: Command {
             ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
         let lead: [Table.Cell] = byPortfolio ? [.init("TOTAL")] : []
         for h in report.holdings {
-            let price = h.quote.map { Human.price($0.price) + (h.stale ? " (stale)" : "") } ?? "—"
+            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : "") } ?? "—"
             table.add((byPortfolio ? [.init(TextEscaping.escaped(h.portfolio ?? ""))] : []) + [
                 .init(TextEscaping.escaped(h.asset.symbol.uppercased())), .init(TextEscaping.escaped(h.asset.name)),
                 .init(h.asset.type.rawValue), .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),

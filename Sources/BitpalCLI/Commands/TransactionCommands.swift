@@ -26,6 +26,11 @@ enum TransactionOptions {
 
     /// One line describing a transaction (or a swap's or move's two legs) for people.
     static func describe(_ legs: [Transaction], context: Context) -> String {
+        guard let t = legs.first else { return "" }
+        return Human.showing(t.currency ?? Human.currencyCode) { describeInCurrency(legs, context: context) }
+    }
+
+    private static func describeInCurrency(_ legs: [Transaction], context: Context) -> String {
         let zone = context.timeZone
         guard let t = legs.first else { return "" }
         func label(_ id: String) -> String { context.coinLabel(id) }
@@ -377,6 +382,7 @@ struct ListCommand: Command {
         func sym(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
         for legs in selectedLines {
             let t = legs[0]
+            Human.symbol = Human.symbol(of: t.currency ?? book.portfolio(named: t.portfolio)?.baseCurrency)
             var row: [Table.Cell] = []
             if legs.count == 2 {
                 let o = legs[1]

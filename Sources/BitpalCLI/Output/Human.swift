@@ -1,8 +1,43 @@
 import Foundation
 import PortfolioCore
 
-/// How numbers and times read in tables: USD with thousands separators, signs on P&L.
+/// How numbers and times read in tables: money in the currency being shown, with thousands
+/// separators, signs on P&L.
 enum Human {
+    /// The symbol money is shown with: the reports' base currency, or a record's own currency while
+    /// that record is described (one command runs at a time, on one thread).
+    nonisolated(unsafe) static var symbol = "$"
+
+    /// `$`, `€`, `£`, `¥`; other currencies by their code (`CHF 1,234.00`).
+    static func symbol(of currency: String?) -> String {
+        switch currency ?? "USD" {
+        case "USD": "$"
+        case "EUR": "€"
+        case "GBP": "£"
+        case "JPY": "¥"
+        case let code: code + " "
+        }
+    }
+
+    /// The code of the currency `symbol` shows (for records without a currency of their own).
+    static var currencyCode: String {
+        switch symbol {
+        case "$": "USD"
+        case "€": "EUR"
+        case "£": "GBP"
+        case "¥": "JPY"
+        default: String(symbol.dropLast())
+        }
+    }
+
+    /// Runs `body` with money shown in `currency`.
+    static func showing<T>(_ currency: String?, _ body: () throws -> T) rethrows -> T {
+        let saved = symbol
+        symbol = symbol(of: currency)
+        defer { symbol = saved }
+        return try body()
+    }
+
     static func money(_ v: Decimal) -> String { dollars(DecimalFormatting.money(v)) }
 
     /// Exact money, rounded once to cents from its exact value.
@@ -10,13 +45,13 @@ enum Human {
 
     /// `-1234.5` as `-$1,234.5`.
     static func dollars(_ plain: String) -> String {
-        plain.hasPrefix("-") ? "-$" + DecimalFormatting.grouped(String(plain.dropFirst())) : "$" + DecimalFormatting.grouped(plain)
+        plain.hasPrefix("-") ? "-" + symbol + DecimalFormatting.grouped(String(plain.dropFirst())) : symbol + DecimalFormatting.grouped(plain)
     }
 
     /// `+$1,234.56`, `-$3.00`, `$0.00`.
     static func signedMoney(_ v: Exact36) -> String {
         let s = money(v)
-        return s == "$0.00" || s.hasPrefix("-") ? s : "+" + s
+        return s == symbol + "0.00" || s.hasPrefix("-") ? s : "+" + s
     }
 
     /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
