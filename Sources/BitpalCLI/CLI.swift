@@ -16,7 +16,7 @@ public struct CLI {
         PortfolioListCommand.self, PortfolioAddCommand.self, PortfolioEditCommand.self, PortfolioDefaultCommand.self,
         PortfolioRemoveCommand.self,
         CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self,
-        CashTransferCommand.self,
+        CashTransferCommand.self, CashExchangeCommand.self,
         FXListCommand.self, FXSetCommand.self, FXHistoryCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,

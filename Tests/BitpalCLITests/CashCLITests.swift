@@ -170,3 +170,29 @@ final class CurrencyCLITests: XCTestCase {
         XCTAssertEqual(sell.first?["currency"] as? String, "USD")
     }
 }
+
+final class CashExchangeCLITests: XCTestCase {
+    /// Cash held in another currency gains or loses with the rate: the FX effect, and the identity
+    /// totalPnL = totalValue − netDeposits still holds.
+    func testAnExchangeAndTheFXEffect() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--cash", "--opening-deposit", "1100", "--date", "2024-01-01"])
+        let added = s.ok(["cash", "exchange", "1100", "USD", "EUR", "--rate", "0.92", "--fee", "2", "--date", "2024-01-02"]).out
+        XCTAssertTrue(added.hasPrefix("Added cash exchange $1,100.00 USD → €1,010.16 EUR, on 2024-01-02"), added)
+        XCTAssertTrue(s.ok(["list", "--type", "exchange"]).out.contains("exchange"))
+        s.ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-05-01"])
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "summary"]).out.utf8)) as? [String: Any])
+        // The EUR leg came in at 1 ÷ 0.92 dollars per euro: 1,010.16 € ≈ $1,098.00 of net deposits; today 1.2.
+        XCTAssertEqual(summary["cashBalance"] as? String, "1212.19")
+        XCTAssertEqual(summary["netDeposits"] as? String, "1098.00")
+        XCTAssertEqual(summary["fxEffect"] as? String, "114.19")
+        XCTAssertEqual(summary["totalPnL"] as? String, "114.19")
+        // Without a rate for today the cash is not guessed at 1.
+        let other = Sandbox()
+        other.ok(["portfolio", "edit", "main", "--cash", "--opening-deposit", "100", "--date", "2024-01-01"])
+        other.ok(["cash", "exchange", "100", "USD", "GBP", "--rate", "0.8", "--date", "2024-01-02"])
+        let r = other.run(["holdings"])
+        XCTAssertTrue(r.err.contains("no GBP→USD rate is known"), r.err)
+        XCTAssertEqual(other.run(["cash", "exchange", "10", "EUR", "GBP", "--rate", "0.85"]).code, .failure)  // no rate for either leg
+    }
+}

@@ -72,7 +72,7 @@ import Testing
         #expect(DecimalFormatting.money(h.holdingsValue) == "6000.00")
         #expect(DecimalFormatting.money(h.totalCost) == "5160.60")
         #expect(DecimalFormatting.money(h.unrealizedPnL) == "839.40")
-        #expect(h.cash == [CashLine(portfolio: nil, currency: "USD", balance: Exact36(fixed("4212.54")))])
+        #expect(h.cash == [CashLine(portfolio: nil, currency: "USD", balance: Exact36(fixed("4212.54")), value: Exact36(fixed("4212.54")))])
         let s = reports.summary()
         #expect(s.cashBalance.map(DecimalFormatting.money) == "4212.54")
         #expect(DecimalFormatting.money(s.totalValue) == "10212.54")

@@ -154,6 +154,66 @@ struct CashTransferCommand: Command {
     }
 }
 
+struct CashExchangeCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash exchange", summary: "Convert cash from one currency to another", arguments: "AMOUNT FROM TO",
+        options: [OptionSpec("--rate", "R", "units of TO per one FROM (required)"), OptionSpec("--fee", "F", "in FROM, taken before converting"),
+                  CashOptions.dateOption, CashOptions.noteOption],
+        group: "Cash and currencies",
+        details: """
+        Takes AMOUNT of FROM and adds (AMOUNT − F) × R of TO (rounded half-up at 18 decimals): a
+        withdrawal and a deposit, linked. Each leg keeps its rate to the base: implied by --rate when one
+        side is the base currency, else the rate table's.
+        """,
+        examples: ["bitpal cash exchange 1000 USD EUR --rate 0.92 --fee 2"])
+
+    var amount: Fixed18
+    var from: String
+    var to: String
+    var rate: Fixed18
+    var fee: Fixed18
+    var date: DateArgument?
+    var note: String?
+
+    init(parsing a: inout ArgumentList) throws {
+        amount = try CashOptions.amount(try a.popPositional("AMOUNT"))
+        from = try a.popPositional("FROM")
+        to = try a.popPositional("TO")
+        guard let r = a.popOption("--rate") else { throw UsageError.missingValue(option: "--rate", valueName: "R") }
+        rate = try ArgumentList.fixed(r, field: "Rate")
+        fee = try a.popOption("--fee").map { try ArgumentList.fixed($0, field: "Fee") } ?? .zero
+        date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
+        note = a.popOption("--note").flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try CashOptions.record(context) { book, p in
+            let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
+            if from == to { throw CommandFailure("An exchange needs two different currencies (both are \(from))") }
+            if rate.units == 0 { throw CommandFailure("Rate must be greater than zero") }
+            guard fee < amount else { throw CommandFailure("The fee (\(fee.text) \(from)) must be less than the amount (\(amount.text) \(from))") }
+            let one = Fixed18(units: Fixed18.scale)
+            let received = try (Exact36(amount) - Exact36(fee)).multiplied(by: rate, dividedBy: one).roundedToFixed18()
+            let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
+            // Each leg's rate to the base: from --rate when one side is the base, else the table's.
+            func baseRate(of currency: String, implied: () throws -> Fixed18) throws -> Fixed18? {
+                if currency == p.baseCurrency { return nil }
+                if from == p.baseCurrency || to == p.baseCurrency { return try implied() }
+                return try book.fxRate(for: currency, in: p, on: when)
+            }
+            let fromRate = try baseRate(of: from) { rate }  // TO is the base: base per FROM is R
+            let toRate = try baseRate(of: to) { try Exact36(one).divided(by: rate).roundedToFixed18() }  // FROM is the base: 1 ÷ R
+            let id = UUIDText.random()
+            return [
+                Transaction(id: id, portfolio: p.name, type: .withdrawal, assetId: "", amount: amount, price: nil, fee: nil,
+                            currency: from, fxRate: fromRate, date: when, notes: note, linkedId: id),
+                Transaction(portfolio: p.name, type: .deposit, assetId: "", amount: received, price: nil, fee: nil,
+                            currency: to, fxRate: toRate, date: when, notes: note, linkedId: id),
+            ]
+        }
+    }
+}
+
 struct CashBalanceCommand: Command {
     static let spec = CommandSpec(
         name: "cash balance", summary: "Cash of the portfolio, per currency", options: [ReportOptions.all],

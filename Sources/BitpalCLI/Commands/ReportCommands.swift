@@ -93,8 +93,8 @@ struct HoldingsCommand: Command {
         // Cash: its balance is its value; no cost, no P&L.
         for c in report.cash {
             table.add((byPortfolio ? [.init(TextEscaping.escaped(c.portfolio ?? ""))] : []) + [
-                .init(c.currency), .init("Cash"), .init("cash"), .init(Human.money(c.balance)), .init(""), .init(""), .init(""),
-                .init(Human.money(c.balance)), .init(""), .init(""),
+                .init(c.currency), .init("Cash"), .init("cash"), .init(Human.showing(c.currency) { Human.money(c.balance) }), .init(""),
+                .init(""), .init(""), .init(c.value.map(Human.money) ?? "—"), .init(""), .init(""),
             ])
         }
         // Totals cover the priced holdings, so that P&L = value − cost on the row itself; with cash, a
@@ -201,6 +201,9 @@ struct SummaryCommand: Command {
         rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.realizedPnL), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
         rows.add([.init("Income"), .init(Human.signedMoney(s.income), paint: { style.pnl($0, s.income) }),
                   .init(s.taxWithheld.isZero ? "" : "net of \(Human.money(s.taxWithheld)) tax withheld")])
+        if let fx = s.fxEffect, !fx.isZero {
+            rows.add([.init("FX effect"), .init(Human.signedMoney(fx), paint: { style.pnl($0, fx) }), .init("cash in other currencies, at today's rates")])
+        }
         rows.add(nothingPriced ? [.init("Total P&L"), .init("—"), .init("no prices yet")] : [
             .init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
             .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) }),

@@ -37,7 +37,10 @@ enum TransactionOptions {
         func symbol(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
         var s: String
         if legs.count == 2, let other = legs.last {
-            if t.type == .withdrawal {
+            if t.type == .withdrawal && t.portfolio == other.portfolio {
+                s = "cash exchange " + Human.showing(t.currency) { Human.money(t.amountValue.decimal) } + " \(t.currency ?? "") → "
+                    + Human.showing(other.currency) { Human.money(other.amountValue.decimal) } + " \(other.currency ?? "")"
+            } else if t.type == .withdrawal {
                 s = "cash transfer \(Human.money(t.amountValue.decimal)) \(t.currency ?? "") from '\(TextEscaping.escaped(t.portfolio))' "
                     + "to '\(TextEscaping.escaped(other.portfolio))'"
             } else if t.type == .sell {
@@ -288,7 +291,7 @@ struct ListCommand: Command {
         name: "list", summary: "List transactions, newest first", arguments: "[ASSET]",
         options: [
             OptionSpec("--type", "TYPE", "only this kind (swap, move and transfer name linked pairs)",
-                       choices: TransactionOptions.types + ["swap", "move", "transfer"]),
+                       choices: TransactionOptions.types + ["swap", "move", "transfer", "exchange"]),
             OptionSpec("--since", "DATE", "from this day or time on (inclusive)"),
             OptionSpec("--until", "DATE", "up to this day or time (inclusive; a day covers the whole day)"),
             OptionSpec("--limit", "N", "at most N lines"),
@@ -319,7 +322,7 @@ struct ListCommand: Command {
         guard legs.count == 2 else { return legs[0].type.rawValue }
         switch legs[0].type {
         case .sell, .buy: return "swap"
-        case .withdrawal, .deposit: return "transfer"
+        case .withdrawal, .deposit: return legs[0].portfolio == legs[1].portfolio ? "exchange" : "transfer"
         default: return "move"
         }
     }
@@ -387,7 +390,7 @@ struct ListCommand: Command {
             if legs.count == 2 {
                 let o = legs[1]
                 let kind = ListCommand.kind(of: legs)
-                let swap = kind == "swap", cash = kind == "transfer"
+                let swap = kind == "swap", cash = kind == "transfer" || kind == "exchange"
                 if showPortfolio { row.append(.init(swap ? TextEscaping.escaped(t.portfolio) : "\(TextEscaping.escaped(t.portfolio)) → \(TextEscaping.escaped(o.portfolio))")) }
                 row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(kind),
                         .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : cash ? "" : sym(t.assetId)),

@@ -46,7 +46,7 @@ enum ReportJSON {
         .object((c.portfolio.map { [("portfolio", JSONValue.string($0))] } ?? []) + [
             ("assetId", .null), ("symbol", .string(c.currency)), ("name", .string("Cash")), ("type", .string("cash")),
             ("totalAmount", .string(c.balance.trimmed(maxScale: 18))), ("avgCost", .null), ("totalCost", .null), ("currentPrice", .null),
-            ("currentValue", money(c.balance)), ("profitLoss", .null), ("profitLossPercentage", .null), ("priceUpdatedAt", .null),
+            ("currentValue", money(c.value)), ("profitLoss", .null), ("profitLossPercentage", .null), ("priceUpdatedAt", .null),
             ("priceStale", .null),
         ])
     }

@@ -196,6 +196,9 @@ public struct Ledger: Sendable {
     public let cashTracked: Set<String>
     /// Cash balances of the portfolios that track cash, per currency.
     public private(set) var cash: [CashKey: Exact36] = [:]
+    /// What each balance was worth in the portfolio's base when it moved: Σ changes at their own
+    /// records' rates (`fxEffect` is today's value of the balance less this).
+    public private(set) var cashAtCost: [CashKey: Exact36] = [:]
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
@@ -261,6 +264,7 @@ public struct Ledger: Sendable {
         var received = false
         var closes = false
         var movement: CashMovement?
+        var cashCost = Exact36.zero
         let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
         /// Money of the transaction's currency in the portfolio's base, at the rate stored with it.
@@ -358,6 +362,7 @@ public struct Ledger: Sendable {
                     throw .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
                                                           id: tx.id, needed: try Exact36.zero - change, available: before))
                 }
+                cashCost = try base(change)
                 movement = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
                                         currency: currency, amount: change, balance: after)
             case .scale:
@@ -372,7 +377,9 @@ public struct Ledger: Sendable {
         // Everything computed: commit.
         if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
         if let movement {
-            cash[CashKey(portfolio: movement.portfolio, currency: movement.currency)] = movement.balance
+            let k = CashKey(portfolio: movement.portfolio, currency: movement.currency)
+            cash[k] = movement.balance
+            cashAtCost[k] = (try? (cashAtCost[k] ?? .zero) + cashCost) ?? cashCost
             if keepsCashMovements { cashMovements.append(movement) }
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }

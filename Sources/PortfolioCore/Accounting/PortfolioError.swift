@@ -92,8 +92,9 @@ extension PortfolioError: CustomStringConvertible {
             return "Not enough \(s.currency) cash in '\(TextEscaping.escaped(s.portfolio))': the \(s.type.rawValue) on \(names.date(s.date)) "
                 + "needs \(money(s.needed)), \(money(s.available)) is available."
         case let .fxRateMissing(from, to, date):
-            let day = names.date(date)
-            return "No \(from)→\(to) rate on or before \(day): give --fx-rate or record one with 'bitpal fx set \(from) \(to) RATE --date \(day)'"
+            // The suggested --date is the day as typed (UTC); a bare day stands for all of it.
+            let day = String(ISODate.format(date).prefix(10))
+            return "No \(from)→\(to) rate on or before \(names.date(date)): give --fx-rate or record one with 'bitpal fx set \(from) \(to) RATE --date \(day)'"
         case let .cashNotTracked(name):
             return "Portfolio '\(TextEscaping.escaped(name))' does not track cash; turn it on with 'bitpal portfolio edit \(TextEscaping.escaped(name)) --cash'"
         case let .unlinkedTransferIn(id):

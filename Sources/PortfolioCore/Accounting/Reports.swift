@@ -85,6 +85,15 @@ public struct CashLine: Sendable, Equatable {
     public var portfolio: String?
     public var currency: String
     public var balance: Exact36
+    /// In the base currency at today's rate; `nil` when no rate is known.
+    public var value: Exact36?
+
+    public init(portfolio: String?, currency: String, balance: Exact36, value: Exact36?) {
+        self.portfolio = portfolio
+        self.currency = currency
+        self.balance = balance
+        self.value = value
+    }
 }
 
 /// A closed cycle with its asset resolved.
@@ -202,7 +211,7 @@ public struct Reports: Sendable {
             lines.append(line)
         }
         lines.sort(by: Reports.order(sort))
-        let (cash, cashBalance) = cashLines(byPortfolio: byPortfolio)
+        let (cash, cashBalance) = cashLines(byPortfolio: byPortfolio, missingRates: &missingRates)
         return HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
             unpricedCount: unpriced, holdingsValue: value, cash: cash, cashBalance: cashBalance,
@@ -216,19 +225,42 @@ public struct Reports: Sendable {
         return (!chosen.isEmpty, chosen.count == portfolios.count)
     }
 
-    /// The cash of the chosen portfolios that track it, by currency (and portfolio), and its sum.
-    private func cashLines(byPortfolio: Bool) -> ([CashLine], Exact36?) {
+    /// `money` of `currency` in the base currency at today's rate; `nil` when no rate is known.
+    private func inBase(_ money: Exact36, _ currency: String) -> Exact36? {
+        guard currency != baseCurrency else { return money }
+        guard let rate = rates.rate(from: currency, to: baseCurrency, on: now)?.rate else { return nil }
+        return try? money.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
+    }
+
+    /// The cash of the chosen portfolios that track it, by currency (and portfolio), and the sum of
+    /// what is valued (cash in a currency without a known rate is left out, its pair named).
+    private func cashLines(byPortfolio: Bool, missingRates: inout Set<String>) -> ([CashLine], Exact36?) {
         guard cashTracking.any else { return ([], nil) }
         var merged: [CashKey: Exact36] = [:]
-        var total = Exact36.zero
         for (key, balance) in ledger.cash where includes(key.portfolio) {
             let k = CashKey(portfolio: byPortfolio ? key.portfolio : "", currency: key.currency)
             merged[k] = (try? (merged[k] ?? .zero) + balance) ?? balance
-            total = (try? total + balance) ?? total
         }
-        let lines = merged.map { CashLine(portfolio: byPortfolio ? $0.key.portfolio : nil, currency: $0.key.currency, balance: $0.value) }
-            .sorted { ($0.portfolio ?? "", $0.currency) < ($1.portfolio ?? "", $1.currency) }
+        var total = Exact36.zero
+        var lines: [CashLine] = []
+        for (k, balance) in merged {
+            let value = inBase(balance, k.currency)
+            if let value { total = (try? total + value) ?? total } else { missingRates.insert(k.currency + "→" + baseCurrency) }
+            lines.append(CashLine(portfolio: byPortfolio ? k.portfolio : nil, currency: k.currency, balance: balance, value: value))
+        }
+        lines.sort { ($0.portfolio ?? "", $0.currency) < ($1.portfolio ?? "", $1.currency) }
         return (lines, total)
+    }
+
+    /// What holding cash in currencies other than the base gained or lost from rate moves: today's
+    /// value of those balances less what their movements were worth at their own dates' rates.
+    private var fxEffect: Exact36 {
+        var effect = Exact36.zero
+        for (key, balance) in ledger.cash where includes(key.portfolio) && key.currency != baseCurrency {
+            guard let now = inBase(balance, key.currency), let gain = try? now - (ledger.cashAtCost[key] ?? .zero) else { continue }
+            effect = (try? effect + gain) ?? effect
+        }
+        return effect
     }
 
     /// Closed cycles of the chosen portfolios, most recently closed first.
@@ -242,13 +274,14 @@ public struct Reports: Sendable {
     public func summary() -> PortfolioSummary {
         let h = holdings(sort: .value)
         let t = (try? ledger.totals(for: portfolios)) ?? LedgerTotals()
-        let total = (try? h.unrealizedPnL + t.realized + t.income) ?? h.unrealizedPnL
+        let fx = cashTracking.any ? fxEffect : .zero
+        let total = (try? h.unrealizedPnL + t.realized + t.income + fx) ?? h.unrealizedPnL
         let base = (try? h.totalCost + t.realizedBasis) ?? h.totalCost
         let allCash = cashTracking.all
         let percentage = allCash ? (t.netDeposits > .zero ? Percent.of(total, t.netDeposits) : nil) : Percent.of(total, base)
         return PortfolioSummary(
             totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: h.cashBalance,
-            netDeposits: allCash ? t.netDeposits : nil, fxEffect: allCash ? .zero : nil,
+            netDeposits: allCash ? t.netDeposits : nil, fxEffect: allCash ? fx : nil,
             totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: t.realized, income: t.income, taxWithheld: t.taxWithheld, totalPnL: total,
             totalPnLPercentage: percentage,
