@@ -17,7 +17,7 @@ public struct CLI {
         PortfolioRemoveCommand.self,
         CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self,
         CashTransferCommand.self, CashExchangeCommand.self,
-        FXListCommand.self, FXSetCommand.self, FXHistoryCommand.self,
+        FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXHistoryCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,

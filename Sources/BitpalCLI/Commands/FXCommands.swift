@@ -27,8 +27,8 @@ enum FXOptions {
     A rate is units of TO per one FROM (fx set EUR USD 1.09: one euro is 1.09 dollars), true from its
     date on. A lookup takes the newest rate of the pair at or before a date, a rate recorded the other
     way round counting as 1 ÷ rate; when both share a date, the one recorded later wins. Rates live in
-    portfolio.json ("fxRates"). Trades in another currency and their conversion come with the rest of
-    the currencies work; until then the table is recorded and listed.
+    portfolio.json ("fxRates"); fetched ones (fx refresh) in the price cache, the newest of each pair
+    kept. Money in another currency than a portfolio's base stores the rate of its date.
     """
 }
 
@@ -79,7 +79,9 @@ struct FXListCommand: Command {
     init(parsing a: inout ArgumentList) throws {}
 
     func run(_ context: Context) throws -> ExitCode {
-        let rates = FXTable(try context.session().loadBook().fxRates).newest
+        let session = try context.session()
+        let book = try session.loadBook()
+        let rates = session.fxTable(book, prices: session.priceBook(book)).newest
         if context.json {
             context.printJSON(.array(rates.map(FXOptions.json)))
         } else if rates.isEmpty {
@@ -87,6 +89,41 @@ struct FXListCommand: Command {
         } else {
             FXOptions.render(rates, context: context)
         }
+        return .success
+    }
+}
+
+struct FXRefreshCommand: Command {
+    static let spec = CommandSpec(
+        name: "fx refresh", summary: "Fetch the exchange rates the book needs (one request, for cron)",
+        options: [OptionSpec("--quiet", nil, "print nothing on success")], group: "Cash and currencies",
+        details: """
+        One request to the price service's /exchange_rates: the rate of every currency the book uses (and
+        USD, the currency of fetched prices) into every portfolio's base, kept in the price cache. A
+        currency the service does not list gets no rate (never a guessed 1).
+        """,
+        examples: ["bitpal fx refresh", "*/5 * * * * bitpal price refresh --quiet && bitpal fx refresh --quiet"])
+
+    var quiet: Bool
+
+    init(parsing a: inout ArgumentList) throws { quiet = a.popFlag("--quiet") }
+
+    func run(_ context: Context) throws -> ExitCode {
+        if context.offline {
+            throw UsageError.conflict("'fx refresh' fetches rates, so it cannot run offline (--offline or BITPAL_OFFLINE)")
+        }
+        let session = try context.session()
+        let refreshed = try session.refreshRates(try session.loadBook(), purpose: .explicit)
+        if context.json {
+            context.printJSON(.object([("refreshed", .array(refreshed.rates.map(FXOptions.json))),
+                                       ("missing", .array(refreshed.missing.map { .string($0) }))]))
+            return .success
+        }
+        for c in refreshed.missing { context.warn("the price service lists no rate for \(c); record one with 'bitpal fx set'") }
+        if quiet { return .success }
+        let host = PriceServiceConfig(environment: context.environment.variables).host
+        context.out("Refreshed \(refreshed.rates.count) rate\(refreshed.rates.count == 1 ? "" : "s") from \(host).\n")
+        if !refreshed.rates.isEmpty { FXOptions.render(refreshed.rates, context: context) }
         return .success
     }
 }

@@ -77,7 +77,7 @@ struct PriceListCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let portfolio = try session.store.load()
-        let quotes = session.priceBook(portfolio).latestQuotes
+        let quotes = session.priceBook(portfolio).latestQuotes.filter { !$0.coinId.hasPrefix("fx:") }  // rates: fx list
         if quotes.isEmpty && !context.json {
             context.out("No prices yet. Fetch them with 'bitpal price refresh' or set one with 'bitpal price set COIN PRICE'.\n")
             return .success

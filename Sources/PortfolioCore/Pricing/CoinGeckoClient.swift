@@ -183,6 +183,53 @@ public struct CoinGeckoClient: Sendable {
         return result
     }
 
+    /// `/exchange_rates`: how many units of each currency one bitcoin is worth, by lower-case code.
+    /// An entry without a usable positive value is left out (no rate: never assumed 1).
+    public func exchangeRates() throws(PriceError) -> [String: Decimal] {
+        let body = try get("/exchange_rates", query: [], maxBodyBytes: config.limits.prices)
+        do {
+            return try Self.readExchangeRates(body)
+        } catch {
+            throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
+        }
+    }
+
+    /// `{"rates": {"eur": {"value": 89532.437, …}, …}}` read with the strict reader.
+    static func readExchangeRates(_ body: Data) throws(JSONReadError) -> [String: Decimal] {
+        var r = JSONReader(bytes: Array(body))
+        var out: [String: Decimal] = [:]
+        var sawRates = false
+        try r.beginObject()
+        while let key = try r.nextKey() {
+            guard key == "rates" else { try r.skipValue(); continue }
+            sawRates = true
+            try r.beginObject()
+            while let code = try r.nextKey() {
+                let mark = r.mark
+                do {
+                    try r.beginObject()
+                } catch {
+                    r.rewind(to: mark)
+                    try r.skipValue()
+                    continue
+                }
+                while let field = try r.nextKey() {
+                    guard field == "value" else { try r.skipValue(); continue }
+                    let m = r.mark
+                    if let text = try? r.readNumberText() {
+                        if let v = ServiceNumbers.price(text), v > 0 { out[code.lowercased()] = v }
+                    } else {
+                        r.rewind(to: m)
+                        try r.skipValue()
+                    }
+                }
+            }
+        }
+        try r.finish()
+        guard sawRates else { throw JSONReadError(message: "no \"rates\" object", line: 1, column: 1) }
+        return out
+    }
+
     /// A field of `/simple/price` as sent: a number's text, `null`, or something else.
     enum RawField: Equatable {
         case number(String)

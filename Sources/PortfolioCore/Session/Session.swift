@@ -163,7 +163,7 @@ public final class Session {
         // Values in the chosen portfolios' base (the default portfolio's when they differ).
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
         let base = bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD"
-        return Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: FXTable(book.fxRates),
+        return Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
                        asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
     }
 
@@ -356,6 +356,57 @@ public final class Session {
             notify(.priceCacheMovedAside(broken))
         }
         return fetched
+    }
+
+    // MARK: Exchange rates
+
+    /// Fetched rates live in the price cache as quotes of `fx:FROM/TO` (units of TO per FROM).
+    public static func rateQuoteID(from: String, to: String) -> String { "fx:\(from)/\(to)" }
+
+    /// What `fx refresh` fetched, and the currencies the service had no rate for.
+    public struct RefreshedRates: Sendable {
+        public var rates: [FXRate]
+        public var missing: [String]
+    }
+
+    /// One request to the price service's `/exchange_rates`: the rate of every currency the book uses
+    /// (and USD, the currency of fetched prices) into every portfolio's base, kept in the price cache.
+    public func refreshRates(_ book: Book, purpose: NetworkPurpose) throws -> RefreshedRates {
+        let perBitcoin = try withPriceService(purpose) { client throws(PriceError) in try client.exchangeRates() }
+        var currencies: Set<String> = ["USD"]
+        for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
+        for a in book.assets { currencies.insert(a.currency) }
+        for q in book.manualPrices { currencies.insert(q.currency) }
+        for r in book.fxRates { currencies.formUnion([r.from, r.to]) }
+        var rates: [FXRate] = []
+        var missing = Set<String>()
+        for base in Set(book.portfolios.map(\.baseCurrency)).sorted() {
+            for c in currencies.sorted() where c != base {
+                // FROM→TO = value[TO] ÷ value[FROM], both "units per 1 BTC"; rounded half-up at 18 decimals.
+                guard let to = perBitcoin[base.lowercased()] else { missing.insert(base); continue }
+                guard let from = perBitcoin[c.lowercased()] else { missing.insert(c); continue }
+                var exact = to / from, rounded = Decimal()
+                NSDecimalRound(&rounded, &exact, 18, .plain)
+                guard let rate = Fixed18(rounded), rate.units > 0 else { missing.insert(c); continue }
+                rates.append(FXRate(from: c, to: base, rate: rate, date: now, source: .coingecko))
+            }
+        }
+        let quotes = rates.map {
+            Quote(coinId: Self.rateQuoteID(from: $0.from, to: $0.to), price: $0.rate.decimal, time: now, source: .coingecko, currency: $0.to)
+        }
+        if !quotes.isEmpty, let broken = try priceCache.append(quotes) { notify(.priceCacheMovedAside(broken)) }
+        return RefreshedRates(rates: rates, missing: missing.sorted())
+    }
+
+    /// The rate table reports use: rates typed by hand, then the fetched ones of the price cache.
+    public func fxTable(_ book: Book, prices: PriceBook) -> FXTable {
+        var rates = book.fxRates
+        for q in prices.latestQuotes where q.coinId.hasPrefix("fx:") {
+            let pair = q.coinId.dropFirst(3).split(separator: "/").map(String.init)
+            guard pair.count == 2, let rate = Fixed18(q.price) else { continue }
+            rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: .coingecko))
+        }
+        return FXTable(rates)
     }
 
     /// Refreshes when any of `coins` has a newest quote over 60 s old, within the short budget; on

@@ -1,0 +1,56 @@
+import BitpalCLI
+import Foundation
+import PortfolioCore
+import XCTest
+
+/// `fx refresh` against a fake CoinGecko's `/exchange_rates` on 127.0.0.1.
+final class FXRefreshTests: FakeServiceTestCase {
+    static let rates = #"{"rates":{"btc":{"name":"Bitcoin","unit":"BTC","value":1.0,"type":"crypto"},"#
+        + #""usd":{"name":"US Dollar","unit":"$","value":97264.012,"type":"fiat"},"#
+        + #""eur":{"name":"Euro","unit":"€","value":89532.437,"type":"fiat"},"#
+        + #""xau":{"name":"Gold","unit":"XAU","value":35.12,"type":"commodity"}}}"#
+
+    func euroBook(_ s: Sandbox) {
+        s.ok(["--offline", "portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["--offline", "portfolio", "default", "eu"])
+        s.ok(["--offline", "asset", "add", "AAPL", "--name", "Apple", "--type", "stock", "--currency", "USD"])
+        s.ok(["--offline", "asset", "add", "HSBA", "--name", "HSBC", "--type", "stock", "--currency", "GBP"])
+        s.ok(["--offline", "add", "buy", "AAPL", "10", "180", "--fx-rate", "0.92", "--date", "2024-01-02"])
+        s.ok(["--offline", "price", "set", "AAPL", "200"])
+    }
+
+    func testOneRequestGivesTheCrossRatesAndReportsUseThem() throws {
+        let s = online()
+        euroBook(s)
+        server.enqueue(.init(status: 200, body: Self.rates, headers: ["content-type": "application/json"]))
+        let r = s.run(["--json", "fx", "refresh"])
+        XCTAssertEqual(r.code, .success, "\(r)")
+        XCTAssertEqual(server.requests.map(\.path), ["/api/v3/exchange_rates"])
+        let out = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        let refreshed = try XCTUnwrap(out["refreshed"] as? [[String: String]])
+        // USD→EUR = 89532.437 ÷ 97264.012, half-up at 18 decimals: the one pair the book needs that the
+        // service lists (the book's currencies are USD and GBP; the bases EUR and main's USD).
+        XCTAssertEqual(refreshed.map { [$0["from"], $0["to"], $0["rate"], $0["source"]] }, [["USD", "EUR", "0.920509396630688029", "coingecko"]])
+        // GBP is not in the reply: no rate, said so, never 1.
+        XCTAssertEqual(out["missing"] as? [String], ["GBP"])
+        // The report values AAPL (priced in USD) in euros at the fetched rate, without another request.
+        let holdings = s.ok(["--offline", "--json", "holdings"]).out
+        XCTAssertTrue(holdings.contains(#""currentValue": "1841.02""#), holdings)  // 2000 × 0.920509…
+        XCTAssertEqual(server.requests.count, 1)
+        // The portfolio file is untouched by a refresh; the rates live in the price cache.
+        XCTAssertFalse(String(decoding: s.storeBytes ?? Data(), as: UTF8.self).contains("fxRates"))
+        XCTAssertTrue(s.ok(["--offline", "fx"]).out.contains("coingecko"))
+    }
+
+    func testAReplyThatIsNotJSONOrHasNoRatesIsAClearFailure() throws {
+        let s = online()
+        euroBook(s)
+        for body in ["<html>oops</html>", #"{"data":{}}"#, #"{"rates":{"usd":{"value":97264.012}"#] {
+            server.enqueue(.init(status: 200, body: body, headers: ["content-type": "application/json"]))
+            let r = s.run(["fx", "refresh"])
+            XCTAssertEqual(r.code, .service, "\(body): \(r)")
+            XCTAssertTrue(r.err.contains("error:"), r.err)
+        }
+        XCTAssertEqual(s.run(["--offline", "fx", "refresh"]).code, .usage)
+    }
+}
