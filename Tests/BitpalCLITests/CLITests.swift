@@ -478,22 +478,31 @@ final class CLITests: XCTestCase {
         a6,2024-01-06 10:00:00 UTC,Buy,BTC,0.001,EUR,€38000,€38,€39,€1,Bought 0.001 BTC for 39 EUR
 
         """
-        let r = s.run(["import", s.write("coinbase.csv", csv), "--format", "coinbase"])
+        // The EUR buy needs the rate of its date: refused (nothing imported) until there is one.
+        let path = s.write("coinbase.csv", csv)
+        let refused = s.run(["import", path, "--format", "coinbase"])
+        XCTAssertEqual(refused.code, .failure)
+        XCTAssertTrue(refused.err.contains("line 7: No EUR→USD rate on or before"), refused.err)
+        XCTAssertNil(s.storeBytes)
+        s.ok(["fx", "set", "EUR", "USD", "1.09", "--date", "2024-01-01"])
+        let r = s.run(["import", path, "--format", "coinbase"])
         XCTAssertEqual(r.code, .success, "\(r)")
         XCTAssertEqual(r.out, """
-        From the Coinbase export: 1 buy, 1 transfer in, 1 transfer out, 1 reward, 1 swap; skipped: 1 EUR trade.
-        Imported 6 transactions; skipped 0 already recorded.
+        From the Coinbase export: 2 buys, 1 transfer in, 1 transfer out, 1 reward, 1 swap.
+        Imported 7 transactions; skipped 0 already recorded.
 
         """)
         let txs = try s.loadPortfolio().transactions
-        XCTAssertEqual(txs.map(\.type), [.buy, .transferIn, .transferOut, .reward, .sell, .buy])
+        XCTAssertEqual(txs.map(\.type), [.buy, .transferIn, .transferOut, .reward, .sell, .buy, .buy])
+        XCTAssertEqual(txs[6].currency, "EUR")
+        XCTAssertEqual(txs[6].fxRateValue?.text, "1.09")
         XCTAssertEqual(txs[0].totalValue?.text, "800")
         XCTAssertEqual(txs[1].notes, "Coinbase a2; basis: spot price at receipt")
         XCTAssertEqual(txs[4].linkedId, txs[4].id)
         XCTAssertEqual(txs[5].linkedId, txs[4].id)
         XCTAssertEqual(s.ok(["list", "--type", "swap"]).out.split(separator: "\n").count, 2)  // the header and one swap line
         // Twice is once.
-        XCTAssertTrue(s.ok(["import", s.dir + "/coinbase.csv", "--format", "coinbase"]).out.contains("Imported 0 transactions; skipped 6 already recorded."))
+        XCTAssertTrue(s.ok(["import", s.dir + "/coinbase.csv", "--format", "coinbase"]).out.contains("Imported 0 transactions; skipped 7 already recorded."))
     }
 
     func testCompletionScriptsParse() throws {

@@ -35,7 +35,8 @@ let presetCases: [PresetCase] = [
         "buy ETH 0.00213232 1810.234861559240639304 0.99 2023-04-20T04:05:40Z total 3.86",
         "reward ETH 0.00002103 1682.84 ? 2023-05-19T18:14:56Z",
         "buy ADA 210.3 0.3 1 2023-07-14T10:40:14Z total 63.09",
-    ], skipped: ["quoted in EUR": 1], kinds: ["buy": 2, "reward": 1]),
+        "buy BTC 0.001 38000 1 2023-12-29T20:30:38Z total 38 in EUR",
+    ], skipped: [:], kinds: ["buy": 3, "reward": 1]),
     .init(file: "coinbase-v4.csv", exchange: .coinbase, rows: [
         "sell ETH 0.25 3400 12.67 2024-03-19T16:02:44Z total 850",
         "buy BTC 0.0014 71250 1.99 2024-03-14T09:21:07Z total 99.75",
@@ -53,7 +54,8 @@ let presetCases: [PresetCase] = [
     .init(file: "binance-b.csv", exchange: .binance, rows: [
         "buy BTC 0.0028002 35642.11 0 2021-06-05T16:36:56Z",
         "buy ETH 1.25 4786.5 0 2021-11-09T10:12:30Z",
-    ], skipped: ["quoted in EUR": 1], feesNotCounted: ["BNB": 1]),
+        "buy ETH 1 4000 4 2021-11-10T10:12:30Z in EUR",
+    ], skipped: [:], feesNotCounted: ["BNB": 1]),
     .init(file: "binance-c-Binance-Spot-Trade-History-202604201027(UTC+7).csv", exchange: .binance, rows: [
         "buy BTC 0.000999 112000 0 2025-10-11T01:01:13Z",
         "sell BTC 0.0005 113500 0.05675 2025-10-11T02:15:40Z",
@@ -64,8 +66,9 @@ let presetCases: [PresetCase] = [
     ], skipped: [:], feesNotCounted: ["BNB": 1]),
     .init(file: "kraken-trades-13.csv", exchange: .kraken, rows: [
         "buy BTC 0.01 27150.1 0.7059 2023-05-17T14:02:11.482Z",
+        "sell ETH 0.5 1745.32 2.26892 2023-06-02T09:44:03.117Z in EUR",
         "buy DOT 10 5 0.13 2023-06-03T09:44:03.117Z",
-    ], skipped: ["quoted in EUR": 1, "margin": 1]),
+    ], skipped: ["margin": 1]),
     .init(file: "kraken-trades-22.csv", exchange: .kraken, rows: [
         "buy ETH 0.0678 395 0.0696 2020-11-04T09:45:58.416Z",
     ], skipped: [:]),
@@ -88,20 +91,25 @@ let presetCases: [PresetCase] = [
             return [r.fields["type"], r.fields["coin"], r.fields["amount"], r.fields["price"], r.fields["fee"]]
                 .map { $0 ?? "?" }.joined(separator: " ") + " " + date
                 + (r.fields[.total].map { " total \($0)" } ?? "") + (r.fields[.linkedId] == nil ? "" : " linked")
+                + (r.fields[.currency].map { $0 == "USD" ? "" : " in \($0)" } ?? "")
         }
         #expect(summary == c.rows)
         #expect(Dictionary(uniqueKeysWithValues: preset.skipped.map { ($0.0, $0.1) }) == c.skipped)
         #expect(Dictionary(uniqueKeysWithValues: preset.feesNotCounted.map { ($0.0, $0.1) }) == c.feesNotCounted)
         if let kinds = c.kinds { #expect(Dictionary(uniqueKeysWithValues: preset.kinds.map { ($0.0, $0.1) }) == kinds) }
         // Every mapped row passes the importer's own checks, and the whole makes a valid history (Book.admit).
-        let plan = try TransactionImport.plan(preset.rows, into: [], now: day("2026-11-22"), allowDuplicates: false) { text in
+        // Rows in EUR take the rate of their date from the table; some ether is held from before (a
+        // sample sells what its file never bought).
+        var book = Book(transactions: [record(.buy, "ethereum", "10", price: "1", on: "2019-01-01")])
+        book.fxRates = [FXRate(from: "EUR", to: "USD", rate: fixed("1.1"), date: day("2000-01-01"))]
+        let plan = try TransactionImport.plan(preset.rows, into: book, portfolio: "main", now: day("2026-11-22"), allowDuplicates: false) { text in
             guard let coin = CoinCatalog().resolve(text) else { throw PortfolioError.coinNotFound(query: text, suggestions: []) }
             return coin.id
         }
         #expect(plan.added.count == c.rows.count)
     }
 
-    /// A Coinbase v4 file with every kind the preset now keeps, and two it still skips.
+    /// A Coinbase v4 file with every kind the preset now keeps (a buy in EUR too), and one it still skips.
     static let coinbaseKinds = """
 
     Transactions
@@ -124,9 +132,11 @@ let presetCases: [PresetCase] = [
         let preset = try ExchangeImport.rows(Array(Self.coinbaseKinds.utf8), exchange: .coinbase)
         let rows = preset.rows
         #expect(rows.map { $0.fields[.type] ?? "?" } == [
-            "transfer-in", "transfer-out", "reward", "reward", "reward", "reward", "sell", "buy", "sell", "buy",
+            "transfer-in", "transfer-out", "reward", "reward", "reward", "reward", "sell", "buy", "buy", "sell", "buy",
         ])
-        #expect(preset.summary == "1 transfer in, 1 transfer out, 4 rewards, 2 swaps; skipped: 1 crypto-to-crypto trade, 1 EUR trade")
+        #expect(preset.summary == "1 buy, 1 transfer in, 1 transfer out, 4 rewards, 2 swaps; skipped: 1 crypto-to-crypto trade")
+        // A buy in EUR keeps its currency (its rate comes with the import).
+        #expect(rows[8].fields[.currency] == "EUR" && rows[8].fields[.total] == "380" && rows[8].fields[.fee] == "10")
 
         // Receive: a transfer-in whose basis is the spot price, said in its note.
         let receive = rows[0].fields
@@ -146,7 +156,7 @@ let presetCases: [PresetCase] = [
         #expect(buy[.assetId] == "ETH" && buy[.amount] == "0.1" && buy[.total] == "200" && buy[.price] == "2000" && buy[.fee] == "0")
         #expect(sell[.linkedId] != nil && sell[.linkedId] == sell[.id] && buy[.linkedId] == sell[.id] && buy[.id] == nil)
         #expect(rows[6].location == "line 11" && rows[7].location == "line 11")
-        let sell2 = rows[8].fields, buy2 = rows[9].fields
+        let sell2 = rows[9].fields, buy2 = rows[10].fields
         #expect(sell2[.fee] == "1.5" && sell2[.total] == "125" && sell2[.price] == "2500")
         #expect(buy2[.assetId] == "USDC" && buy2[.amount] == "1234.5" && buy2[.price] == "0.101255569056298096")
         #expect(sell2[.linkedId] != sell[.linkedId])
@@ -157,16 +167,20 @@ let presetCases: [PresetCase] = [
             return coin.id
         }
         let now = day("2025-01-01")
-        let plan = try TransactionImport.plan(rows, into: [], now: now, allowDuplicates: false, resolveCoin: resolve)
-        #expect(plan.added.count == 10)
+        var book = Book()
+        book.fxRates = [FXRate(from: "EUR", to: "USD", rate: fixed("1.1"), date: day("2024-01-01"))]
+        let plan = try TransactionImport.plan(rows, into: book, portfolio: "main", now: now, allowDuplicates: false, resolveAsset: resolve)
+        #expect(plan.added.count == 11)
+        #expect(plan.added[8].currency == "EUR" && plan.added[8].fxRateValue == fixed("1.1"))
         let legs = plan.added.filter { $0.linkedId != nil }
         #expect(legs.count == 4 && legs[0].type == .sell && legs[0].id == legs[0].linkedId && legs[1].linkedId == legs[0].id)
         #expect(legs[0].totalValue == Fixed18.parse(utf8: "200".utf8) && legs[1].assetId == "ethereum")
         #expect(plan.added[0].type == .transferIn && plan.added[0].priceValue == Fixed18.parse(utf8: "40000".utf8))
         #expect(plan.added[1].type == .transferOut && plan.added[1].feeValue == .zero && plan.added[1].currency == nil)
         #expect(plan.added[2].type == .reward && plan.added[2].assetId == "ethereum" && plan.added[2].feeValue == nil)
-        let again = try TransactionImport.plan(rows, into: plan.added, now: now, allowDuplicates: false, resolveCoin: resolve)
-        #expect(again.added.isEmpty && again.skipped == 10)
+        book.transactions = plan.added
+        let again = try TransactionImport.plan(rows, into: book, portfolio: "main", now: now, allowDuplicates: false, resolveAsset: resolve)
+        #expect(again.added.isEmpty && again.skipped == 11)
     }
 
     @Test func aConvertOfWhatIsNotHeldIsRefusedAtItsLine() throws {

@@ -95,14 +95,23 @@ public enum ExchangeNumber {
 
 /// Maps Coinbase, Binance and Kraken exports onto bitpal transactions.
 ///
-/// Only rows valued in USD count; trades quoted in USD-pegged stablecoins (USDT, USDC, BUSD,
-/// FDUSD, DAI) count as USD at par. Binance and Kraken give buys and sells. Coinbase gives buys
+/// Rows valued in USD or a supported fiat currency count (a fiat row keeps its currency, and the
+/// import gives it the rate of its date); trades quoted in USD-pegged stablecoins (USDT, USDC,
+/// BUSD, FDUSD, DAI) count as USD at par. Binance and Kraken give buys and sells. Coinbase gives buys
 /// and sells (with the exact subtotal as `total`), `Send` as a transfer-out, `Receive` as a
 /// transfer-in at the spot price, rewards and staking income as rewards at the spot price, and
-/// `Convert` as a swap valued at its subtotal. Everything else (other fiat, crypto-to-crypto
+/// `Convert` as a swap valued at its subtotal. Everything else (unsupported fiat, crypto-to-crypto
 /// without a money value, internal moves) is skipped and counted by kind.
 public enum ExchangeImport {
     public static let usdQuotes: Set<String> = ["USD", "ZUSD", "USDT", "USDC", "BUSD", "FDUSD", "DAI"]
+
+    /// The currency a row's money is in: USD for USD and its stablecoins (at par), else a fiat
+    /// currency bitpal supports (EUR, GBP, …, kept with the rate of its date or in a portfolio of
+    /// that base); `nil` for anything else (crypto, or a fiat bitpal does not support).
+    public static func moneyCurrency(_ code: String) -> String? {
+        if usdQuotes.contains(code) { return "USD" }
+        return fiat.contains(code) ? CurrencyCode.parse(code) : nil
+    }
     static let fiat: Set<String> = ["USD", "EUR", "GBP", "CAD", "AUD", "JPY", "CHF", "TRY", "BRL", "NGN", "RUB", "UAH", "ZAR",
                                     "PLN", "SEK", "NOK", "DKK", "CZK", "HUF", "RON", "INR", "IDR", "KRW", "ARS", "MXN", "NZD", "SGD", "HKD"]
 
@@ -173,10 +182,13 @@ public enum ExchangeImport {
 
         mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
 
-        /// Keeps one row of the file as `fields` (every money field in USD).
+        /// The currency of the money of the row being read (see `moneyCurrency`).
+        var money = "USD"
+
+        /// Keeps one row of the file as `fields` (every money field in `money`).
         mutating func keep(line: Int, kind: String, _ legs: [ImportFields]) {
             for var f in legs {
-                if f[.currency] == nil, ["buy", "sell", "transfer-in", "reward"].contains(f[.type] ?? "") { f[.currency] = "USD" }
+                if f[.currency] == nil, ["buy", "sell", "transfer-in", "reward"].contains(f[.type] ?? "") { f[.currency] = money }
                 rows.append(ImportRow(location: "line \(line)", fields: f, order: line))
             }
             made[kind, default: 0] += 1
@@ -262,8 +274,9 @@ public enum ExchangeImport {
                 let currency = (currencyCol.map { cell($0) } ?? prefixCurrency ?? "USD").uppercased()
                 let notes = cell(notesCol)
                 if ExchangeImport.fiat.contains(asset) { skip("fiat \(lower)"); continue }
-                if !ExchangeImport.usdQuotes.contains(currency) { skip("quoted in \(currency)"); continue }
-                if action == .buy || action == .sell, let quote = Self.advancedTradeQuote(notes), !ExchangeImport.usdQuotes.contains(quote) {
+                guard let rowMoney = ExchangeImport.moneyCurrency(currency) else { skip("quoted in \(currency)"); continue }
+                money = rowMoney
+                if action == .buy || action == .sell, let quote = Self.advancedTradeQuote(notes), ExchangeImport.moneyCurrency(quote) != rowMoney {
                     skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto")
                     continue
                 }
@@ -422,15 +435,16 @@ public enum ExchangeImport {
                 else { guard let split = Self.splitPair(pair) else { skip("unrecognised pair"); continue }; (base, quote) = split }
                 let side = cell(typeColumn).lowercased()
                 guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
-                guard ExchangeImport.usdQuotes.contains(quote) else {
+                guard let rowMoney = ExchangeImport.moneyCurrency(quote) else {
                     skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto"); continue
                 }
+                money = rowMoney
                 guard let price = number(cell("Price"), line: r.line, column: "Price"),
                       var amount = number(cell("Amount"), line: r.line, column: "Amount"),
                       let feeValue = number(cell("Fee").isEmpty ? "0" : cell("Fee"), line: r.line, column: "Fee") else { continue }
                 var fee: Decimal = 0
                 let feeCoin = cell("Fee Coin").uppercased()
-                if feeCoin == quote || ExchangeImport.usdQuotes.contains(feeCoin) { fee = feeValue }
+                if feeCoin == quote || (rowMoney == "USD" && ExchangeImport.usdQuotes.contains(feeCoin)) { fee = feeValue }
                 else if feeCoin == base { if side == "buy" { amount -= feeValue } else { fee = feeValue * price } }
                 else if feeValue > 0 { feesNotCounted[feeCoin, default: 0] += 1 }
                 guard let date = Self.utcTimestamp(cell("Date(UTC)")) else {
@@ -450,9 +464,10 @@ public enum ExchangeImport {
                 let (quoteNumber, quote) = Self.splitSuffix(cell("Amount"))
                 guard !quote.isEmpty, pair.hasSuffix(quote) else { problems.append("line \(r.line): cannot tell the quote asset of '\(pair)'"); continue }
                 let base = String(pair.dropLast(quote.count))
-                guard ExchangeImport.usdQuotes.contains(quote) else {
+                guard let rowMoney = ExchangeImport.moneyCurrency(quote) else {
                     skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto"); continue
                 }
+                money = rowMoney
                 let executed = cell("Executed").uppercased()
                 let executedNumber = executed.hasSuffix(base) ? String(executed.dropLast(base.count)) : executed
                 let (feeNumber, feeCoin) = Self.splitSuffix(cell("Fee"))
@@ -461,7 +476,7 @@ public enum ExchangeImport {
                       number(quoteNumber, line: r.line, column: "Amount") != nil,
                       let feeValue = number(feeNumber.isEmpty ? "0" : feeNumber, line: r.line, column: "Fee") else { continue }
                 var fee: Decimal = 0
-                if feeCoin == quote || ExchangeImport.usdQuotes.contains(feeCoin) { fee = feeValue }
+                if feeCoin == quote || (rowMoney == "USD" && ExchangeImport.usdQuotes.contains(feeCoin)) { fee = feeValue }
                 else if feeCoin == base { if side == "buy" { amount -= feeValue } else { fee = feeValue * price } }
                 else if feeValue > 0 { feesNotCounted[feeCoin, default: 0] += 1 }
                 var text = cell(timeColumn)
@@ -532,9 +547,10 @@ public enum ExchangeImport {
                 guard side == "buy" || side == "sell" else { skip(side.isEmpty ? "untyped" : side); continue }
                 if let margin = ExchangeNumber.parse(cell("margin")), margin != 0 { skip("margin"); continue }
                 guard let (base, quote) = Self.krakenPair(cell("pair").uppercased()) else { skip("unrecognised pair"); continue }
-                guard ExchangeImport.usdQuotes.contains(quote) else {
+                guard let rowMoney = ExchangeImport.moneyCurrency(quote) else {
                     skip(ExchangeImport.fiat.contains(quote) ? "quoted in \(quote)" : "crypto-to-crypto"); continue
                 }
+                money = rowMoney
                 guard let price = number(cell("price"), line: r.line, column: "price"),
                       let vol = number(cell("vol"), line: r.line, column: "vol"),
                       let fee = number(cell("fee").isEmpty ? "0" : cell("fee"), line: r.line, column: "fee") else { continue }
