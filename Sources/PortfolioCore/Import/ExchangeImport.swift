@@ -26,7 +26,7 @@ public struct PresetRows: Sendable {
     /// The order kinds are counted in.
     public static let kindOrder = ["buy", "sell", "transfer-in", "transfer-out", "reward", "swap"]
 
-    /// What each kind became, for people: `12 buys, 3 transfers in, 2 rewards, 1 swap; skipped: 4 EUR trades`.
+    /// What each kind became, for people: `12 buys, 3 transfers in, 2 rewards, 1 swap; skipped: 1 crypto-to-crypto trade`.
     public var summary: String {
         func plural(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         let made = kinds.map { kind, n -> String in
