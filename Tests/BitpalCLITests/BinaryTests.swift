@@ -41,7 +41,7 @@ final class BinaryTests: XCTestCase {
         XCTAssertEqual(r.err, "error: You only own 1 BTC (Bitcoin). Cannot sell 2.\n")
         r = try bitpal(["holdings", "--json"])
         XCTAssertEqual(r.status, 0)
-        XCTAssertTrue(r.out.hasPrefix("{\n  \"holdings\": ["))
+        XCTAssertTrue(r.out.hasPrefix("{\n  \"currency\": \"USD\",\n  \"holdings\": ["))
         env["BITPAL_OFFLINE"] = nil
         env["BITPAL_API_URL"] = "http://127.0.0.1:1/api/v3"
         r = try bitpal(["price", "refresh"])

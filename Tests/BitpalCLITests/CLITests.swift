@@ -19,6 +19,7 @@ final class CLITests: XCTestCase {
         let holdings = s.ok(["holdings", "--json"]).out
         XCTAssertEqual(holdings, """
         {
+          "currency": "USD",
           "holdings": [
             {
               "assetId": "bitcoin",

@@ -196,3 +196,26 @@ final class CashExchangeCLITests: XCTestCase {
         XCTAssertEqual(other.run(["cash", "exchange", "10", "EUR", "GBP", "--rate", "0.85"]).code, .failure)  // no rate for either leg
     }
 }
+
+final class AcrossBasesCLITests: XCTestCase {
+    /// `--all` over portfolios of different bases shows one currency, converting at today's rate, and says so.
+    func testAllAcrossBasesConvertsAtTodaysRateAndSaysSo() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["-p", "eu", "add", "buy", "eth", "2", "2000", "--date", "2024-01-02"])
+        s.ok(["price", "set", "btc", "60000", "--date", "2024-05-01"])
+        s.ok(["price", "set", "eth", "3000", "--date", "2024-05-01"])
+        s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-05-01"])
+        let usd = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "summary", "--all"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(usd["currency"] as? String, "USD")
+        XCTAssertEqual(usd["totalOpenCost"] as? String, "34400.00")  // 30000 + 4000 € × 1.1
+        XCTAssertEqual(usd["totalValue"] as? String, "66000.00")
+        let eur = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "summary", "--all", "--currency", "eur"]).out.utf8))
+                                as? [String: Any])
+        XCTAssertEqual(eur["currency"] as? String, "EUR")
+        XCTAssertEqual(eur["totalOpenCost"] as? String, "31272.73")  // 30000 ÷ 1.1 + 4000
+        XCTAssertTrue(s.ok(["holdings", "--all"]).out.contains("Figures of 'eu' (EUR) are converted to USD at today's rates."))
+        XCTAssertEqual(s.run(["summary", "--all", "--currency", "XYZ"]).code, .failure)
+    }
+}

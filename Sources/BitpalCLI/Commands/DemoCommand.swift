@@ -111,9 +111,9 @@ struct DemoCommand: Command {
         if context.json {
             let reports = try demo.reports(refresh: false, all: true)
             demo.printJSON(.object([
-                ("holdings", ReportJSON.holdings(reports.holdings(byPortfolio: true))),
+                ("holdings", ReportJSON.holdings(reports.holdings(byPortfolio: true), currency: reports.baseCurrency)),
                 ("closed", ReportJSON.closed(reports.closed())),
-                ("summary", ReportJSON.summary(reports.summary())),
+                ("summary", ReportJSON.summary(reports.summary(), currency: reports.baseCurrency)),
             ]))
             return .success
         }

@@ -5,18 +5,28 @@ extension Context {
     /// The reports of the chosen portfolios (every active one with `all`) with fresh-enough prices:
     /// loads the store, replays every portfolio, and (with `refresh`) fetches prices first when a
     /// held coin's newest quote is over 60 s old, unless offline. Registered assets are never fetched.
-    func reports(refresh: Bool, all: Bool) throws -> Reports {
+    func reports(refresh: Bool, all: Bool, currency: String? = nil) throws -> Reports {
         let session = try session()
         let book = try session.loadBook()
-        let reports = try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, names: names)
+        let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
+        let reports = try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, currency: code, names: names)
         Human.symbol = Human.symbol(of: reports.baseCurrency)
         return reports
+    }
+
+    /// Says that some figures are converted from another base (a view at today's rates).
+    func noteConversion(_ reports: Reports) {
+        let converted = reports.convertedPortfolios
+        guard !converted.isEmpty else { return }
+        let names = converted.map { "'\(TextEscaping.escaped($0))' (\(reports.portfolioBases[$0] ?? "?"))" }.joined(separator: ", ")
+        out("Figures of \(names) are converted to \(reports.baseCurrency) at today's rates.\n")
     }
 }
 
 /// `--all`, shared by every report.
 enum ReportOptions {
     static let all = OptionSpec("--all", nil, "every active portfolio together (default: the chosen portfolio)")
+    static let currency = OptionSpec("--currency", "CODE", "the currency to show (default: the portfolios' base, else the default portfolio's); others convert at today's rates")
 }
 
 /// The line under a report that says how old its prices are.
@@ -40,7 +50,8 @@ struct HoldingsCommand: Command {
         name: "holdings", summary: "What you own, what it cost and your unrealized P&L",
         options: [OptionSpec("--sort", "ORDER", "value (default), pnl, name or amount", choices: HoldingsSort.allCases.map(\.rawValue)),
                   ReportOptions.all,
-                  OptionSpec("--by-portfolio", nil, "with --all, one line per portfolio and asset (a PORTFOLIO column)")],
+                  OptionSpec("--by-portfolio", nil, "with --all, one line per portfolio and asset (a PORTFOLIO column)"),
+                  ReportOptions.currency],
         group: "Reports",
         details: """
         Prices older than 60 seconds are refreshed first unless --offline, within about 3 seconds
@@ -53,22 +64,24 @@ struct HoldingsCommand: Command {
     var sort: HoldingsSort
     var all: Bool
     var byPortfolio: Bool
+    var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
         sort = a.popOption("--sort").flatMap(HoldingsSort.init(rawValue:)) ?? .value
         all = a.popFlag("--all")
         byPortfolio = a.popFlag("--by-portfolio")
+        currency = a.popOption("--currency")
         if byPortfolio && !all { throw UsageError.conflict("--by-portfolio keeps portfolios apart within --all; add --all") }
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: true, all: all)
+        let reports = try context.reports(refresh: true, all: all, currency: currency)
         let report = reports.holdings(sort: sort, byPortfolio: byPortfolio)
         for pair in report.missingRates {
             context.warn("no \(pair) rate is known, so holdings priced in \(pair.prefix(3)) are left unpriced; record one with 'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'")
         }
         if context.json {
-            context.printJSON(ReportJSON.holdings(report))
+            context.printJSON(ReportJSON.holdings(report, currency: reports.baseCurrency))
             return .success
         }
         if report.holdings.isEmpty && report.cash.isEmpty {
@@ -116,6 +129,7 @@ struct HoldingsCommand: Command {
         context.out(table.render(style: style))
         context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
                                unpricedCost: report.unpricedCost, context: context))
+        context.noteConversion(reports)
         return .success
     }
 }
@@ -168,20 +182,22 @@ struct ClosedCommand: Command {
 struct SummaryCommand: Command {
     static let spec = CommandSpec(
         name: "summary", summary: "Total value, cost and P&L, realized, unrealized and income",
-        options: [ReportOptions.all], group: "Reports",
+        options: [ReportOptions.all, ReportOptions.currency], group: "Reports",
         examples: ["bitpal summary", "bitpal summary --all --json"])
 
     var all: Bool
+    var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
         all = a.popFlag("--all")
+        currency = a.popOption("--currency")
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: true, all: all)
+        let reports = try context.reports(refresh: true, all: all, currency: currency)
         let s = reports.summary()
         if context.json {
-            context.printJSON(ReportJSON.summary(s))
+            context.printJSON(ReportJSON.summary(s, currency: reports.baseCurrency))
             return .success
         }
         let style = context.style
@@ -226,6 +242,7 @@ struct SummaryCommand: Command {
         }
         context.out("\n" + pricesLine(asOf: s.pricesAsOf, stale: s.stale, unpriced: s.unpricedCount,
                                       unpricedCost: s.unpricedCost, context: context))
+        context.noteConversion(reports)
         return .success
     }
 }

@@ -51,8 +51,9 @@ enum ReportJSON {
         ])
     }
 
-    static func holdings(_ r: HoldingsReport) -> JSONValue {
+    static func holdings(_ r: HoldingsReport, currency: String) -> JSONValue {
         .object([
+            ("currency", .string(currency)),
             ("holdings", .array(r.holdings.map(holding) + r.cash.map(cash))),
             ("totals", .object([
                 ("totalCost", money(r.totalCost)),
@@ -103,8 +104,9 @@ enum ReportJSON {
         ])
     }
 
-    static func summary(_ s: PortfolioSummary) -> JSONValue {
+    static func summary(_ s: PortfolioSummary, currency: String) -> JSONValue {
         .object([
+            ("currency", .string(currency)),
             ("totalValue", money(s.totalValue)),
             ("holdingsValue", money(s.holdingsValue)),
             ("cashBalance", money(s.cashBalance)),

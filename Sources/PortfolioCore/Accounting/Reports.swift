@@ -145,6 +145,20 @@ public struct Reports: Sendable {
     /// The currency values are shown in, and the rates that turn a price's currency into it.
     public var baseCurrency: String
     public var rates: FXTable
+    /// Each portfolio's own base; figures of a portfolio in another base than `baseCurrency` are
+    /// converted at today's rate (a view: `convertedPortfolios` names them).
+    public var portfolioBases: [String: String] = [:]
+
+    /// The chosen portfolios whose base is not the report's: their costs and sums are shown converted.
+    public var convertedPortfolios: [String] {
+        portfolioBases.filter { includes($0.key) && $0.value != baseCurrency }.map(\.key).sorted()
+    }
+
+    /// `money` of portfolio `name`'s base in the report's currency at today's rate (`nil` without a rate).
+    func fromBase(of name: String, _ money: Exact36) -> Exact36? {
+        guard let base = portfolioBases[name], base != baseCurrency else { return money }
+        return inBase(money, base)
+    }
 
     public init(ledger: Ledger, prices: PriceBook, now: Date, portfolios: Set<String>? = nil, baseCurrency: String = "USD",
                 rates: FXTable = FXTable([]), asset: @escaping @Sendable (String) -> AssetLabel) {
@@ -172,19 +186,23 @@ public struct Reports: Sendable {
     public func holdings(sort: HoldingsSort = .value, byPortfolio: Bool = false) -> HoldingsReport {
         // Merge first: (portfolio?, asset) → quantity and basis.
         var merged: [PositionKey: (quantity: Fixed18, basis: Exact36)] = [:]
+        var missingRates = Set<String>()
         for p in ledger.positions.values where p.isOpen && includes(p.key.portfolio) {
             let key = PositionKey(portfolio: byPortfolio ? p.key.portfolio : "", assetId: p.key.assetId)
-            if let m = merged[key], let q = try? m.quantity.adding(p.lots.quantity), let b = try? m.basis + p.lots.costBasis {
+            guard let basis = fromBase(of: p.key.portfolio, p.lots.costBasis) else {
+                missingRates.insert((portfolioBases[p.key.portfolio] ?? "?") + "→" + baseCurrency)
+                continue
+            }
+            if let m = merged[key], let q = try? m.quantity.adding(p.lots.quantity), let b = try? m.basis + basis {
                 merged[key] = (q, b)
             } else {
-                merged[key] = (p.lots.quantity, p.lots.costBasis)
+                merged[key] = (p.lots.quantity, basis)
             }
         }
         var lines: [Holding] = []
         var asOf: Date?
         var value = Exact36.zero, cost = Exact36.zero, pnl = Exact36.zero, unpricedCost = Exact36.zero
         var unpriced = 0
-        var missingRates = Set<String>()
         for (key, m) in merged {
             let quote = prices.latest(key.assetId)
             let basis = m.basis
@@ -252,12 +270,30 @@ public struct Reports: Sendable {
         return (lines, total)
     }
 
+    /// The realized and income sums of the chosen portfolios, each converted from its base.
+    private var convertedTotals: LedgerTotals {
+        guard !convertedPortfolios.isEmpty else { return (try? ledger.totals(for: portfolios)) ?? LedgerTotals() }
+        var sum = LedgerTotals()
+        for (name, t) in ledger.portfolioTotals where includes(name) {
+            func c(_ v: Exact36) -> Exact36 { fromBase(of: name, v) ?? .zero }
+            var x = LedgerTotals()
+            x.realized = c(t.realized)
+            x.realizedBasis = c(t.realizedBasis)
+            x.income = c(t.income)
+            x.taxWithheld = c(t.taxWithheld)
+            x.netDeposits = c(t.netDeposits)
+            sum = (try? sum.adding(x)) ?? sum
+        }
+        return sum
+    }
+
     /// What holding cash in currencies other than the base gained or lost from rate moves: today's
     /// value of those balances less what their movements were worth at their own dates' rates.
     private var fxEffect: Exact36 {
         var effect = Exact36.zero
         for (key, balance) in ledger.cash where includes(key.portfolio) && key.currency != baseCurrency {
-            guard let now = inBase(balance, key.currency), let gain = try? now - (ledger.cashAtCost[key] ?? .zero) else { continue }
+            guard let now = inBase(balance, key.currency), let cost = fromBase(of: key.portfolio, ledger.cashAtCost[key] ?? .zero),
+                  let gain = try? now - cost else { continue }
             effect = (try? effect + gain) ?? effect
         }
         return effect
@@ -273,7 +309,7 @@ public struct Reports: Sendable {
 
     public func summary() -> PortfolioSummary {
         let h = holdings(sort: .value)
-        let t = (try? ledger.totals(for: portfolios)) ?? LedgerTotals()
+        let t = convertedTotals
         let fx = cashTracking.any ? fxEffect : .zero
         let total = (try? h.unrealizedPnL + t.realized + t.income + fx) ?? h.unrealizedPnL
         let base = (try? h.totalCost + t.realizedBasis) ?? h.totalCost

@@ -152,7 +152,7 @@ public final class Session {
     /// The reports of `portfolios` with fresh-enough prices: replays every portfolio and (with
     /// `refresh`) fetches prices first when a held coin's newest quote is over 60 s old, unless
     /// offline. Registered assets are never fetched.
-    public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, names: MessageNames) throws -> Reports {
+    public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames) throws -> Reports {
         let ledger = checkedLedger(book, names: names)
         var prices = priceBook(book)
         if refresh {
@@ -162,9 +162,11 @@ public final class Session {
         }
         // Values in the chosen portfolios' base (the default portfolio's when they differ).
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
-        let base = bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD"
-        return Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
-                       asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
+        let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
+        var reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
+                              asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
+        reports.portfolioBases = Dictionary(book.portfolios.map { ($0.name, $0.baseCurrency) }, uniquingKeysWith: { a, _ in a })
+        return reports
     }
 
     // MARK: Names
