@@ -43,6 +43,8 @@ struct DemoCommand: Command {
         ("brokerage", "2024-03-27", "dividend", "VOO", "14.02", nil, "2.10", nil),
         ("brokerage", "2024-06-30", "interest", "", "6.25", nil, "0", "cash sweep"),
         ("brokerage", "2024-09-02", "withdrawal", "", "500", nil, nil, nil),
+        ("eu", "2024-02-20", "buy", "ethereum", "1.5", "2150", "4", "bought in euros"),
+        ("eu", "2024-07-08", "buy", "bitcoin", "0.02", "52000", "2", nil),
     ]
 
     static let prices: [(String, String)] = [
@@ -52,7 +54,8 @@ struct DemoCommand: Command {
     static func samplePortfolio(now: Date, zone: TimeZone) throws -> Book {
         var p = Book(portfolios: [Portfolio(name: "main", description: "long term", createdDate: now),
                                   Portfolio(name: "trading", description: "short term", createdDate: now),
-                                  Portfolio(name: "brokerage", description: "ETFs and cash", createdDate: now, trackCash: true)],
+                                  Portfolio(name: "brokerage", description: "ETFs and cash", createdDate: now, trackCash: true),
+                                  Portfolio(name: "eu", baseCurrency: "EUR", description: "in euros", createdDate: now)],
                      assets: [Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ", createdDate: now),
                               Asset(id: "VOO", name: "Vanguard S&P 500 ETF", type: .etf, market: "NYSE Arca", createdDate: now)])
         func fixed(_ text: String) throws -> Fixed18 { try ValueRules.fixed(text, field: "sample") }
@@ -73,13 +76,15 @@ struct DemoCommand: Command {
                 let rule = KindRule.of(type)
                 p.transactions.append(Transaction(
                     portfolio: r.portfolio, type: type, assetId: r.asset, amount: try fixed(r.amount), price: try r.price.map(fixed),
-                    fee: rule.fee == .none ? nil : try fixed(r.fee ?? "0"), currency: rule.hasCurrency ? "USD" : nil, date: date, notes: r.note))
+                    fee: rule.fee == .none ? nil : try fixed(r.fee ?? "0"),
+                    currency: rule.hasCurrency ? (p.portfolio(named: r.portfolio)?.baseCurrency ?? "USD") : nil, date: date, notes: r.note))
             }
         }
         for (asset, price) in prices {
             p.manualPrices.append(Quote(coinId: asset, price: try Decimal(parsing: price), time: now, source: .manual))
         }
         p.watchlist = [WatchEntry(coinId: "polkadot", dateAdded: now)]
+        p.fxRates = [FXRate(from: "EUR", to: "USD", rate: try fixed("1.08"), date: now)]
         return p
     }
 
@@ -102,6 +107,7 @@ struct DemoCommand: Command {
             book.add(sample.transactions)
             book.manualPrices = sample.manualPrices
             book.watchlist = sample.watchlist
+            book.fxRates = sample.fxRates
             return (true, ())
         }
         var globals = context.globals
@@ -118,7 +124,7 @@ struct DemoCommand: Command {
             return .success
         }
         let bold = context.style.bold
-        demo.out(bold("A sample book: 4 coins, a stock and an ETF in three portfolios, one with cash, priced by hand (offline).") + "\n\n")
+        demo.out(bold("A sample book: 4 coins, a stock and an ETF in four portfolios (one with cash, one in euros), priced by hand (offline).") + "\n\n")
         demo.out(bold("$ bitpal list --all --limit 8") + "\n")
         _ = try ListCommand(limit: 8, all: true).run(demo)
         demo.out("\n" + bold("$ bitpal holdings --all --by-portfolio") + "\n")
