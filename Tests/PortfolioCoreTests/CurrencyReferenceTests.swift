@@ -13,7 +13,10 @@ import Testing
 /// - `fxEffect` of a portfolio: every balance in a currency other than its base at today's rate,
 ///   less each change of that balance at its own record's rate.
 ///
-/// No linked records here (swaps, moves, cash transfers), so one replay is enough.
+/// The only linked records here are cash exchanges (a withdrawal in one currency and a deposit in
+/// another, in one portfolio). A record left out takes its partner with it; since the deposit leg
+/// replays first, "no effect at all" can reach back, so the replay starts over without the records
+/// left out so far until a replay leaves nothing more out.
 struct CurrencyReference {
     struct Holding {
         var quantity: Decimal = 0
@@ -70,8 +73,25 @@ struct CurrencyReference {
             if depositA != depositB { return depositA }
             return a.offset < b.offset
         }
-        for (_, t) in ordered {
-            if let rule = apply(t) { leftOut[t.id] = rule } else { applied.append(t) }
+        replay: while true {
+            holdings = [:]
+            cash = [:]
+            cashAtCost = [:]
+            realized = [:]
+            income = [:]
+            netDeposits = [:]
+            applied = []
+            for (_, t) in ordered where leftOut[t.id] == nil {
+                guard let rule = apply(t) else { applied.append(t); continue }
+                leftOut[t.id] = rule
+                if let link = t.linkedId {
+                    for partner in transactions where partner.linkedId == link && partner.id != t.id && leftOut[partner.id] == nil {
+                        leftOut[partner.id] = .partnerLeftOut
+                    }
+                }
+                continue replay
+            }
+            break
         }
     }
 
@@ -249,12 +269,14 @@ struct CurrencyReference {
             let cashAmount = Reference.decimal(g.below(200_000) + 100, scale: 2)  // 1.00 to 2,000.99
             let fee = g.below(3) == 0 ? Reference.decimal(g.below(1000), scale: 2) : Decimal(0)
             func tx(_ type: TransactionType, _ amount: Decimal, price: Decimal? = nil, total: Decimal? = nil, fee: Decimal? = nil,
-                    asset a: String = coin, currency c: String? = currency, rate r: Decimal? = rate, at d: Date = date) -> Transaction {
+                    asset a: String = coin, currency c: String? = currency, rate r: Decimal? = rate, at d: Date = date,
+                    id: UUID = UUID(), link: UUID? = nil) -> Transaction {
                 let rule = KindRule.of(type)
-                return Transaction(portfolio: portfolio, type: type, assetId: a, amount: Reference.exact(amount),
+                return Transaction(id: id, portfolio: portfolio, type: type, assetId: a, amount: Reference.exact(amount),
                                    price: price.map(Reference.exact), total: total.map(Reference.exact),
                                    fee: rule.fee == .none ? nil : Reference.exact(fee ?? 0),
-                                   currency: rule.hasCurrency ? c : nil, fxRate: rule.hasCurrency ? r.map(Reference.exact) : nil, date: d)
+                                   currency: rule.hasCurrency ? c : nil, fxRate: rule.hasCurrency ? r.map(Reference.exact) : nil, date: d,
+                                   linkedId: link)
             }
             func named(_ what: String) -> String { what + (foreign ? " foreign" : " base") }
             /// A withdrawal's aim: all the cash there is, more, or a part.
@@ -336,10 +358,28 @@ struct CurrencyReference {
                 tally.count(named("transfer-in"))
                 out.append(tx(.transferIn, units, price: g.below(5) == 0 ? 0 : price, fee: fee))
                 held[k, default: 0] += units
-            default:
+            case 88..<95:
                 tally.count(named("reward"))
                 out.append(tx(.reward, units, price: g.below(5) == 0 ? 0 : price))
                 held[k, default: 0] += units
+            default:
+                // A cash exchange as `cash exchange AMOUNT FROM TO --rate R [--fee F]` stores it: − AMOUNT in FROM,
+                // + (AMOUNT − F) × R (18 decimals) in TO, each leg with its rate to the base: from R when one side
+                // is the base (1 ÷ R rounded half-up at 18 decimals for the TO leg), else the table's (random here).
+                let to = currencies.filter { $0 != currency }[g.below(currencies.count - 1)]
+                let amount = aim()
+                let r = Reference.decimal(500_000 + g.below(1_500_001), scale: 6)
+                let exchangeFee = g.below(3) == 0 ? min(Reference.decimal(g.below(1000), scale: 2), amount / 2) : Decimal(0)
+                let received = Reference.rounded((amount - exchangeFee) * r, 18, .plain)
+                let fromRate: Decimal? = currency == base ? nil : to == base ? r : randomRate(&g)
+                let toRate: Decimal? = to == base ? nil : currency == base ? Reference.rounded(1 / r, 18, .plain) : randomRate(&g)
+                tally.count(currency == base || to == base ? "exchange with the base" : "exchange between foreign currencies")
+                if exchangeFee > 0 { tally.count("exchange with fee") }
+                let id = UUID()
+                out.append(tx(.withdrawal, amount, asset: "", rate: fromRate, id: id, link: id))
+                out.append(tx(.deposit, received, asset: "", currency: to, rate: toRate, link: id))
+                money[cashKey] = max(0, (money[cashKey] ?? 0) - amount)
+                money[CurrencyReference.Key(portfolio: portfolio, currency: to), default: 0] += received
             }
         }
         return out
@@ -382,10 +422,10 @@ struct CurrencyReference {
         let ledger = r.checked.ledger
         // Which records are left out, and why.
         func engineIDs(_ rule: StoreProblem.Rule) -> [String] { r.checked.problems.filter { $0.rule == rule }.map(\.id.uuidString).sorted() }
-        for rule: StoreProblem.Rule in [.overdraw, .oversell] {
+        for rule: StoreProblem.Rule in [.overdraw, .oversell, .partnerLeftOut] {
             check(engineIDs(rule) == reference.ids(rule), "\(rule.rawValue): engine \(engineIDs(rule).count) vs reference \(reference.ids(rule).count)")
         }
-        check(r.checked.problems.allSatisfy { [.overdraw, .oversell].contains($0.rule) }, "problems \(r.checked.problems.map(\.rule.rawValue))")
+        check(r.checked.problems.allSatisfy { [.overdraw, .oversell, .partnerLeftOut].contains($0.rule) }, "problems \(r.checked.problems.map(\.rule.rawValue))")
 
         // Cash per portfolio and currency, exactly; what each balance cost, within rounding.
         for p in r.bases.keys.sorted() {
@@ -458,11 +498,12 @@ struct CurrencyReference {
             for (id, rule) in reference.leftOut {
                 let t = byID[id]!
                 let foreign = t.currency != nil && t.currency != r.bases[t.portfolio]
-                tally.count("\(rule == .overdraw ? "overdraw" : "oversell"): \(t.type.rawValue)\(foreign ? " foreign" : "")")
+                let kind = t.linkedId != nil ? "exchange " + t.type.rawValue : t.type.rawValue
+                tally.count("\(rule == .overdraw ? "overdraw" : rule == .oversell ? "oversell" : "partner left out"): \(kind)\(foreign ? " foreign" : "")")
             }
             for t in reference.applied {
                 let foreign = t.currency != nil && t.currency != r.bases[t.portfolio]
-                tally.count("applied: \(t.type.rawValue)\(foreign ? " foreign" : "")")
+                tally.count("applied: \(t.linkedId != nil ? "exchange " : "")\(t.type.rawValue)\(foreign ? " foreign" : "")")
                 if t.currency == "GBP" { tally.count("applied: GBP") }
                 if t.type == .sell && reference.holdings[t.portfolio + "/" + t.assetId]?.quantity == 0 { tally.count("position closed") }
             }
@@ -481,6 +522,9 @@ struct CurrencyReference {
                               ("applied: reward foreign", 300), ("applied: transfer-out", 250), ("applied: GBP", 900),
                               ("buy by total foreign", 180), ("buy with fee foreign", 250), ("sell by total foreign", 200), ("interest on a coin base", 40),
                               ("income withheld whole", 40),
+                              ("applied: exchange withdrawal", 90), ("applied: exchange withdrawal foreign", 80), ("applied: exchange deposit foreign", 130),
+                              ("exchange between foreign currencies", 70), ("exchange with fee", 90), ("overdraw: exchange withdrawal", 40),
+                              ("overdraw: exchange withdrawal foreign", 45), ("partner left out: exchange deposit foreign", 60),
                               ("overdraw: buy", 50), ("overdraw: buy foreign", 90), ("overdraw: withdrawal", 50), ("overdraw: withdrawal foreign", 100),
                               ("oversell: sell", 100), ("oversell: sell foreign", 140), ("oversell: transfer-out", 60),
                               ("deposit after a buy, same instant", 300), ("position closed", 20), ("foreign cash balance at the end", 250),
