@@ -544,3 +544,54 @@ struct CurrencyReference {
         #expect(!found.isEmpty, "\(flaw.rawValue) went unnoticed")
     }
 }
+
+/// Portfolios of different bases reported together (`--all`: one `Reports` in the default
+/// portfolio's base). The contract: "converting each portfolio's figures at current rates". The
+/// engine converts values (holdings, cash) but adds a USD portfolio's realized, income, net
+/// deposits and basis to the EUR figures as they are, unconverted; so `totalPnL = totalValue −
+/// netDeposits` breaks too. Found by this reference; the engine is left as it is, marked a known issue.
+@Suite struct MixedBaseCurrencyTests {
+    @Test func aUSDPortfolioReportedInEUR() {
+        let now = day("2024-06-01")
+        let us = Portfolio(name: "us", baseCurrency: "USD", trackCash: true)
+        let book = Book(transactions: [Transaction(portfolio: "us", type: .deposit, assetId: "", amount: fixed("1000"), price: nil, fee: nil,
+                                                   currency: "USD", date: day("2024-01-01"))],
+                        portfolios: [Portfolio(name: "eu", baseCurrency: "EUR", trackCash: true), us], defaultPortfolio: "eu")
+        let checked = book.checked(now: now)
+        #expect(checked.problems.isEmpty)
+        let rates = FXTable([FXRate(from: "USD", to: "EUR", rate: fixed("0.5"), date: day("2024-05-01"))])
+        let s = Reports(ledger: checked.ledger, prices: PriceBook(), now: now, portfolios: ["eu", "us"], baseCurrency: "EUR",
+                        rates: rates) { AssetLabel.unknown($0) }.summary()
+        // 1000 USD at 0.5 today: worth 500 EUR, and 500 EUR put in.
+        #expect(s.cashBalance.map(DecimalFormatting.money) == "500.00")
+        #expect(DecimalFormatting.money(s.totalValue) == "500.00")
+        withKnownIssue("a USD portfolio's net deposits are added unconverted in a EUR view (1000.00, not 500.00)") {
+            #expect(s.netDeposits.map(DecimalFormatting.money) == "500.00")
+            #expect(DecimalFormatting.money(s.totalPnL) == "0.00")
+        }
+    }
+
+    /// The same over the random histories: each portfolio's realized, income, net deposits and open
+    /// basis in its base, converted at today's rate, sum to the EUR view's.
+    @Test func figuresOfEachPortfolioAreConvertedAtTodaysRate() {
+        var tally = CurrencyReferenceTests.Tally()
+        var compared = 0
+        withKnownIssue("a USD portfolio's figures are added unconverted in a EUR view") {
+            for (i, r) in CurrencyReferenceTests.rounds(count: 60, tally: &tally).enumerated() where r.bases.count == 2 {
+                let ref = CurrencyReference(r.book.transactions, bases: r.bases, today: r.today.rate)
+                let s = Reports(ledger: r.checked.ledger, prices: PriceBook(manual: r.quotes), now: CurrencyReferenceTests.now,
+                                portfolios: ["eu", "us"], baseCurrency: "EUR", rates: r.today.table) { AssetLabel.unknown($0) }.summary()
+                let u = r.today.rate("USD", "EUR")
+                func both(_ f: [String: Decimal]) -> Decimal { f["eu", default: 0] + f["us", default: 0] * u }
+                compared += 1
+                #expect(Reference.close(s.realizedPnL.decimal, both(ref.realized)), "round \(i): realized \(s.realizedPnL.decimal) vs \(both(ref.realized))")
+                #expect(Reference.close(s.income.decimal, both(ref.income)), "round \(i): income \(s.income.decimal) vs \(both(ref.income))")
+                #expect(Reference.close(s.netDeposits?.decimal ?? -1, both(ref.netDeposits)),
+                        "round \(i): net deposits \(s.netDeposits?.decimal ?? -1) vs \(both(ref.netDeposits))")
+                let cost = ref.openCost("eu") + ref.openCost("us") * u
+                #expect(Reference.close(s.totalOpenCost.decimal, cost), "round \(i): open cost \(s.totalOpenCost.decimal) vs \(cost)")
+            }
+        }
+        #expect(compared >= 15)
+    }
+}
