@@ -205,23 +205,10 @@ public struct CoinGeckoClient: Sendable {
             sawRates = true
             try r.beginObject()
             while let code = try r.nextKey() {
-                let mark = r.mark
-                do {
-                    try r.beginObject()
-                } catch {
-                    r.rewind(to: mark)
-                    try r.skipValue()
-                    continue
-                }
+                guard try r.beginObjectOrSkip() else { continue }
                 while let field = try r.nextKey() {
                     guard field == "value" else { try r.skipValue(); continue }
-                    let m = r.mark
-                    if let text = try? r.readNumberText() {
-                        if let v = ServiceNumbers.price(text), v > 0 { out[code.lowercased()] = v }
-                    } else {
-                        r.rewind(to: m)
-                        try r.skipValue()
-                    }
+                    if let text = try r.numberTextOrSkip(), let v = ServiceNumbers.price(text), v > 0 { out[code.lowercased()] = v }
                 }
             }
         }
@@ -244,14 +231,7 @@ public struct CoinGeckoClient: Sendable {
         var out: [String: [String: RawField]] = [:]
         try r.beginObject()
         while let id = try r.nextKey() {
-            let mark = r.mark
-            do {
-                try r.beginObject()
-            } catch {
-                r.rewind(to: mark)
-                try r.skipValue()
-                continue
-            }
+            guard try r.beginObjectOrSkip() else { continue }
             var fields: [String: RawField] = [:]
             while let key = try r.nextKey() {
                 switch key {
@@ -260,14 +240,7 @@ public struct CoinGeckoClient: Sendable {
                         fields[key] = .null
                         continue
                     }
-                    let m = r.mark
-                    if let text = try? r.readNumberText() {
-                        fields[key] = .number(text)
-                    } else {
-                        r.rewind(to: m)
-                        try r.skipValue()
-                        fields[key] = .other
-                    }
+                    fields[key] = try r.numberTextOrSkip().map(RawField.number) ?? .other
                 default: try r.skipValue()
                 }
             }
@@ -422,5 +395,29 @@ public struct CoinGeckoClient: Sendable {
             return "an unexpected JSON shape"
         default: return "not JSON (\(body.count) bytes)"
         }
+    }
+}
+
+extension JSONReader {
+    /// Begins an object; a value of another kind is skipped and `false` returned (a server's odd entry).
+    mutating func beginObjectOrSkip() throws(JSONReadError) -> Bool {
+        let mark = self.mark
+        do {
+            try beginObject()
+            return true
+        } catch {
+            rewind(to: mark)
+            try skipValue()
+            return false
+        }
+    }
+
+    /// A number's text as sent, or `nil` after skipping a value of another kind.
+    mutating func numberTextOrSkip() throws(JSONReadError) -> String? {
+        let mark = self.mark
+        if let text = try? readNumberText() { return text }
+        rewind(to: mark)
+        try skipValue()
+        return nil
     }
 }
