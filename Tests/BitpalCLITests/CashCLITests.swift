@@ -218,4 +218,18 @@ final class AcrossBasesCLITests: XCTestCase {
         XCTAssertTrue(s.ok(["holdings", "--all"]).out.contains("Figures of 'eu' (EUR) are converted to USD at today's rates."))
         XCTAssertEqual(s.run(["summary", "--all", "--currency", "XYZ"]).code, .failure)
     }
+
+    /// A move into a portfolio of another base carries its basis converted at the move date's rate.
+    func testAMoveAcrossBasesConvertsTheBasisThatMoves() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        XCTAssertEqual(s.run(["move", "btc", "0.5", "--to", "eu", "--date", "2024-02-01"]).code, .failure)  // no rate yet
+        s.ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-01-15"])
+        s.ok(["move", "btc", "0.5", "--to", "eu", "--date", "2024-02-01"])
+        let eu = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["-p", "eu", "--json", "holdings"]).out.utf8)) as? [String: Any])
+        let holding = try XCTUnwrap((eu["holdings"] as? [[String: Any]])?.first)
+        XCTAssertEqual(holding["totalCost"] as? String, "12500.00")  // $15,000 of basis at 1 ÷ 1.2
+        XCTAssertEqual(eu["currency"] as? String, "EUR")
+    }
 }

@@ -616,7 +616,11 @@ struct MoveCommand: Command {
         let asset = try session.resolveAsset(self.asset, in: book)
         let when = try date?.start(in: context.timeZone, now: now) ?? now
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
-        return try TransactionOptions.write(Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when,
-                                                             notes: notes), context: context)
+        var legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
+        // Into a portfolio of another base, the basis that moves converts at the move date's rate.
+        if source.baseCurrency != target.baseCurrency {
+            legs[1].fxRateValue = try book.fxRate(for: source.baseCurrency, in: target, on: when)
+        }
+        return try TransactionOptions.write(legs, context: context)
     }
 }
