@@ -53,4 +53,22 @@ final class FXRefreshTests: FakeServiceTestCase {
         }
         XCTAssertEqual(s.run(["--offline", "fx", "refresh"]).code, .usage)
     }
+
+    func testReportsRefreshTheRatesTheyNeedAtMostOnceAMinute() throws {
+        let s = online()
+        euroBook(s)
+        server.enqueue(.init(status: 200, body: Self.rates, headers: ["content-type": "application/json"]))
+        let first = s.run(["--json", "holdings"])
+        XCTAssertEqual(first.code, .success, "\(first)")
+        XCTAssertEqual(server.requests.map(\.path), ["/api/v3/exchange_rates"])
+        XCTAssertTrue(first.out.contains(#""currentValue": "1841.02""#), first.out)
+        // Within the minute the cached rates serve; a USD-only book never asks for rates.
+        XCTAssertEqual(s.run(["holdings"]).code, .success)
+        XCTAssertEqual(server.requests.count, 1)
+        let plain = online()
+        plain.ok(["--offline", "add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
+        plain.ok(["--offline", "price", "set", "btc", "60000"])
+        _ = plain.run(["holdings"])
+        XCTAssertEqual(server.requests.filter { $0.path.hasSuffix("/exchange_rates") }.count, 1)
+    }
 }

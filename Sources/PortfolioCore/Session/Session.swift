@@ -159,6 +159,7 @@ public final class Session {
             let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
                 .map(\.assetId)
             prices = try refreshIfNeeded(coins: coins, book: prices)
+            prices = refreshRatesIfNeeded(book, prices: prices)
         }
         // Values in the chosen portfolios' base (the default portfolio's when they differ).
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
@@ -375,11 +376,7 @@ public final class Session {
     /// (and USD, the currency of fetched prices) into every portfolio's base, kept in the price cache.
     public func refreshRates(_ book: Book, purpose: NetworkPurpose) throws -> RefreshedRates {
         let perBitcoin = try withPriceService(purpose) { client throws(PriceError) in try client.exchangeRates() }
-        var currencies: Set<String> = ["USD"]
-        for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
-        for a in book.assets { currencies.insert(a.currency) }
-        for q in book.manualPrices { currencies.insert(q.currency) }
-        for r in book.fxRates { currencies.formUnion([r.from, r.to]) }
+        let currencies = currencies(of: book)
         var rates: [FXRate] = []
         var missing = Set<String>()
         for base in Set(book.portfolios.map(\.baseCurrency)).sorted() {
@@ -398,6 +395,38 @@ public final class Session {
         }
         if !quotes.isEmpty, let broken = try priceCache.append(quotes) { notify(.priceCacheMovedAside(broken)) }
         return RefreshedRates(rates: rates, missing: missing.sorted())
+    }
+
+    /// The currencies the book's money is in (USD included: fetched prices are in it).
+    private func currencies(of book: Book) -> Set<String> {
+        var currencies: Set<String> = ["USD"]
+        for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
+        for a in book.assets { currencies.insert(a.currency) }
+        for q in book.manualPrices { currencies.insert(q.currency) }
+        for r in book.fxRates { currencies.formUnion([r.from, r.to]) }
+        return currencies
+    }
+
+    /// Reports refresh the rates with the prices, under the same rules: only when money in another
+    /// currency than a base is in use and the newest fetched rate is over 60 s old, not offline, not
+    /// after a recent failure; a failure is a notice and the last known rates are used.
+    private func refreshRatesIfNeeded(_ book: Book, prices: PriceBook) -> PriceBook {
+        guard !offline else { return prices }
+        let bases = Set(book.portfolios.map(\.baseCurrency))
+        guard !currencies(of: book).union(bases).subtracting(bases).isEmpty || bases.count > 1 else { return prices }
+        let newest = prices.latestQuotes.filter { $0.coinId.hasPrefix("fx:") }.map(\.time).max()
+        if let newest, now.timeIntervalSince(newest) < 60 { return prices }
+        if let failure = rememberedNetworkFailure() {
+            notify(.pricesNotRefreshedRecently(failure, known: newest != nil))
+            return prices
+        }
+        do {
+            _ = try refreshRates(book, purpose: .automatic)
+            return priceBook(book)
+        } catch {
+            notify(.pricesNotRefreshed(error))
+            return prices
+        }
     }
 
     /// The rate table reports use: rates typed by hand, then the fetched ones of the price cache.
