@@ -101,7 +101,8 @@ let mixedAssets = ["AAPL", "MSFT", "VWCE.DE", "GOLD", "BOND-2030"].map {
 /// N transactions of every kind over 20 coins and 5 registered assets in two portfolios: ~30%
 /// disposals (sells, transfers out with unit fees, negative adjustments, swaps, moves; never more
 /// than held), buys (some by exact total), transfers in, rewards, dividends and interest with tax
-/// withheld, splits. `trading` tracks cash: deposits pay for its buys (on the buy's day when cash
+/// withheld, splits; one coin buy in ten in `main` paid in euros with its rate. `trading` tracks
+/// cash: deposits pay for its buys (on the buy's day when cash
 /// runs short), sells and income add to it, and now and then a withdrawal or interest on cash.
 /// Oldest first; linked legs share a date.
 func synthesizeMixed(_ n: Int) -> Book {
@@ -200,9 +201,14 @@ func synthesizeMixed(_ n: Int) -> Book {
             held[p][a] += amt
             let byTotal = g.below(5) == 0
             let total = money()
-            let buy = Transaction(portfolio: portfolio, type: .buy, assetId: asset, amount: fixed(amt),
+            var buy = Transaction(portfolio: portfolio, type: .buy, assetId: asset, amount: fixed(amt),
                                   price: byTotal ? ((try? Exact36(total).divided(by: fixed(amt)).roundedToFixed18()) ?? total) : price(),
                                   total: byTotal ? total : nil, fee: g.below(5) == 0 ? money() : .zero, date: date)
+            // One coin buy in ten in `main` is paid in euros, at the rate of its day (a second currency).
+            if p == 0, a < 20, g.below(10) == 0 {
+                buy.currency = "EUR"
+                buy.fxRateValue = Fixed18(units: UInt128(1_050_000 + g.below(100_000)) * 1_000_000_000_000)
+            }
             spend(p, gross(buy) + buy.fee, date)
             txs.append(buy)
         case 70..<80:
