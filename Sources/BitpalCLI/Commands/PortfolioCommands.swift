@@ -282,7 +282,8 @@ struct IncomeCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let report = try context.reports(refresh: false, all: all).income(year: year, by: by)
+        let reports = try context.reports(refresh: false, all: all)
+        let report = reports.income(year: year, by: by)
         let money = ReportJSON.money as (Exact36?) -> JSONValue
         func sums(_ s: IncomeReport.Sums) -> [(String, JSONValue)] {
             [("gross", money(s.gross)), ("taxWithheld", money(s.taxWithheld)), ("net", money(s.net))]
@@ -321,6 +322,7 @@ struct IncomeCommand: Command {
                              .init(Human.money(report.totals.taxWithheld)), .init(Human.money(report.totals.net))])
         }
         context.out(table.render(style: context.style))
+        context.noteConversion(reports)
         return .success
     }
 }

@@ -175,6 +175,7 @@ struct ClosedCommand: Command {
             ])
         }
         context.out(table.render(style: style))
+        context.noteConversion(reports)
         return .success
     }
 }

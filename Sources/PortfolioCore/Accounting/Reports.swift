@@ -304,7 +304,19 @@ public struct Reports: Sendable {
         ledger.closed.enumerated().filter { includes($0.element.portfolio) }.sorted { a, b in
             a.element.closedDate != b.element.closedDate
                 ? a.element.closedDate > b.element.closedDate : a.offset > b.offset
-        }.map { ClosedLine(asset: asset($0.element.assetId), position: $0.element) }
+        }.map { ClosedLine(asset: asset($0.element.assetId), position: converted($0.element)) }
+    }
+
+    /// A closed cycle's money in the report's currency (a view at today's rate when its portfolio's
+    /// base differs; an amount without a rate stays unknown).
+    private func converted(_ p: ClosedPosition) -> ClosedPosition {
+        guard let base = portfolioBases[p.portfolio], base != baseCurrency else { return p }
+        var c = p
+        c.totalCost = fromBase(of: p.portfolio, p.totalCost) ?? .zero
+        c.avgCostPrice = p.avgCostPrice.flatMap { fromBase(of: p.portfolio, $0) }
+        c.avgSellPrice = p.avgSellPrice.flatMap { fromBase(of: p.portfolio, $0) }
+        c.realizedPnL = fromBase(of: p.portfolio, p.realizedPnL) ?? .zero
+        return c
     }
 
     public func summary() -> PortfolioSummary {
@@ -329,8 +341,13 @@ public struct Reports: Sendable {
     /// oldest first, or grouped.
     public func income(year: Int? = nil, by grouping: IncomeGrouping? = nil) -> IncomeReport {
         var rows: [IncomeEvent] = []
-        for e in ledger.income where includes(e.portfolio) {
+        for var e in ledger.income where includes(e.portfolio) {
             if let year, Int(ISODate.format(e.date).prefix(4)) != year { continue }
+            if portfolioBases[e.portfolio].map({ $0 != baseCurrency }) ?? false {
+                e.gross = fromBase(of: e.portfolio, e.gross) ?? .zero
+                e.taxWithheld = fromBase(of: e.portfolio, e.taxWithheld) ?? .zero
+                e.net = fromBase(of: e.portfolio, e.net) ?? .zero
+            }
             rows.append(e)
         }
         var totals = IncomeReport.Sums()
