@@ -232,4 +232,22 @@ final class AcrossBasesCLITests: XCTestCase {
         XCTAssertEqual(holding["totalCost"] as? String, "12500.00")  // $15,000 of basis at 1 ÷ 1.2
         XCTAssertEqual(eu["currency"] as? String, "EUR")
     }
+
+    /// Closed positions and income of a portfolio in another base are shown converted under --all.
+    func testClosedAndIncomeAcrossBases() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "SAP", "--name", "SAP", "--type", "stock", "--currency", "EUR"])
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["-p", "eu", "add", "buy", "SAP", "10", "100", "--date", "2024-01-02"])
+        s.ok(["-p", "eu", "add", "dividend", "SAP", "20", "--date", "2024-02-01"])
+        s.ok(["-p", "eu", "add", "sell", "SAP", "10", "120", "--date", "2024-03-01"])
+        s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-01-01"])
+        let closed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "closed", "--all"]).out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(closed.first?["realizedPnL"] as? String, "220.00")
+        let own = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["-p", "eu", "--json", "closed"]).out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(own.first?["realizedPnL"] as? String, "200.00")
+        let income = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "income", "--all"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual((income["totals"] as? [String: String])?["net"], "22.00")
+        XCTAssertTrue(s.ok(["income", "--all"]).out.contains("Figures of 'eu' (EUR) are converted to USD at today's rates."))
+    }
 }
