@@ -71,4 +71,22 @@ final class FXRefreshTests: FakeServiceTestCase {
         _ = plain.run(["holdings"])
         XCTAssertEqual(server.requests.filter { $0.path.hasSuffix("/exchange_rates") }.count, 1)
     }
+
+    /// A coin in a EUR portfolio is fetched priced in euros, in the same one request as the rest.
+    func testCoinsAreFetchedInTheBaseTheyAreShownIn() throws {
+        let s = online()
+        s.ok(["--offline", "portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["--offline", "portfolio", "default", "eu"])
+        s.ok(["--offline", "add", "buy", "btc", "0.5", "40000", "--date", "2024-01-02"])
+        server.enqueue(.init(status: 200, body: #"{"bitcoin":{"usd":60000,"eur":55000.5,"eur_24h_change":1.5,"last_updated_at":1717243200}}"#,
+                             headers: ["content-type": "application/json"]),
+                       .init(status: 200, body: Self.rates, headers: ["content-type": "application/json"]))
+        let r = s.run(["--json", "holdings"])
+        XCTAssertEqual(r.code, .success, "\(r)")
+        let first = try XCTUnwrap(server.requests.first)
+        XCTAssertTrue(first.path.hasSuffix("/simple/price"))
+        XCTAssertEqual(first.query["vs_currencies"], "eur")
+        XCTAssertTrue(r.out.contains(#""currentValue": "27500.25""#), r.out)  // 0.5 × €55,000.50, no rate needed
+        XCTAssertTrue(r.out.contains(#""currency": "EUR""#), r.out)
+    }
 }

@@ -151,7 +151,8 @@ struct PriceRefreshCommand: Command {
             }
             return .success
         }
-        let fetched = try session.fetchPrices(coins, purpose: .explicit)
+        // In every portfolio's base, in the same one request.
+        let fetched = try session.fetchPrices(coins, currencies: Array(Set(portfolio.portfolios.map(\.baseCurrency))).sorted(), purpose: .explicit)
         if !quiet { for w in fetched.warnings { context.warn(w) } }
         if context.json {
             context.printJSON(.object([
@@ -165,7 +166,7 @@ struct PriceRefreshCommand: Command {
             context.warn("the price service has no price for '\(TextEscaping.escaped(id))'; set one with 'bitpal price set \(id) PRICE'")
         }
         let host = PriceServiceConfig(environment: context.environment.variables).host
-        context.out("Refreshed \(fetched.quotes.count) of \(coins.count) price\(coins.count == 1 ? "" : "s") from \(host).\n")
+        context.out("Refreshed \(Set(fetched.quotes.map(\.coinId)).count) of \(coins.count) price\(coins.count == 1 ? "" : "s") from \(host).\n")
         return .success
     }
 }

@@ -204,7 +204,7 @@ public struct Reports: Sendable {
         var value = Exact36.zero, cost = Exact36.zero, pnl = Exact36.zero, unpricedCost = Exact36.zero
         var unpriced = 0
         for (key, m) in merged {
-            let quote = prices.latest(key.assetId)
+            let quote = prices.latest(key.assetId, preferring: baseCurrency)
             let basis = m.basis
             var line = Holding(asset: asset(key.assetId), portfolio: byPortfolio ? key.portfolio : nil, totalAmount: m.quantity.decimal,
                                totalCost: basis, avgCost: (try? basis.divided(by: m.quantity)) ?? .zero, quote: quote)

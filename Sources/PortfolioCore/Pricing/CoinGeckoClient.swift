@@ -129,12 +129,14 @@ public struct CoinGeckoClient: Sendable {
         self.sleep = sleep
     }
 
-    /// USD prices, 24h change and market cap of `ids`, in one request per 250 ids.
+    /// Prices, 24h change and market cap of `ids` in each of `currencies` (USD unless told), in one
+    /// request per 250 ids; a quote per coin and currency.
     ///
     /// Numbers are read from the reply's text exactly (`8.45e-06` → 0.00000845) and checked
     /// (`ServiceNumbers`): an unusable price drops that coin, an unusable change, market cap or
     /// time becomes unknown; each with a warning.
-    public func prices(for ids: [String], now: Date) throws(PriceError) -> FetchedPrices {
+    public func prices(for ids: [String], currencies: [String] = ["USD"], now: Date) throws(PriceError) -> FetchedPrices {
+        let vs = Array(Set(currencies.map { $0.lowercased() })).sorted()
         var result = FetchedPrices(quotes: [], missing: [])
         var start = 0
         let unique = Array(Set(ids)).sorted()
@@ -142,13 +144,13 @@ public struct CoinGeckoClient: Sendable {
             let batch = Array(unique[start..<min(start + Self.batchSize, unique.count)])
             start += Self.batchSize
             let body = try get("/simple/price", query: [
-                ("ids", batch.joined(separator: ",")), ("vs_currencies", "usd"),
+                ("ids", batch.joined(separator: ",")), ("vs_currencies", vs.joined(separator: ",")),
                 ("include_market_cap", "true"), ("include_24hr_change", "true"),
                 ("include_last_updated_at", "true"), ("precision", "full"),
             ], maxBodyBytes: config.limits.prices)
             let fields: [String: [String: RawField]]
             do {
-                fields = try Self.readSimplePrice(body)
+                fields = try Self.readSimplePrice(body, currencies: vs)
             } catch {
                 throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
             }
@@ -169,14 +171,17 @@ public struct CoinGeckoClient: Sendable {
                         return nil
                     }
                 }
-                guard let price = value("usd", "price", ServiceNumbers.price) else {
-                    result.missing.append(id)
-                    continue
+                let updated = value("last_updated_at", "update time", ServiceNumbers.date)
+                var priced = false
+                for c in vs {
+                    guard let price = value(c, "price", ServiceNumbers.price) else { continue }
+                    priced = true
+                    result.quotes.append(Quote(
+                        coinId: id, price: price, change24h: value(c + "_24h_change", "24h change", ServiceNumbers.change),
+                        marketCap: value(c + "_market_cap", "market cap", ServiceNumbers.marketCap), time: now,
+                        sourceUpdatedAt: updated, source: .coingecko, currency: c.uppercased()))
                 }
-                result.quotes.append(Quote(
-                    coinId: id, price: price, change24h: value("usd_24h_change", "24h change", ServiceNumbers.change),
-                    marketCap: value("usd_market_cap", "market cap", ServiceNumbers.marketCap), time: now,
-                    sourceUpdatedAt: value("last_updated_at", "update time", ServiceNumbers.date), source: .coingecko))
+                if !priced { result.missing.append(id) }
             }
         }
         result.warnings = result.warnings.map { PriceError.redact($0, secrets) }
@@ -226,7 +231,8 @@ public struct CoinGeckoClient: Sendable {
 
     /// `{"id":{"usd":…,…},…}` read with the strict reader, numbers kept as text.
     /// A coin whose value is not an object is left out (no price).
-    static func readSimplePrice(_ body: Data) throws(JSONReadError) -> [String: [String: RawField]] {
+    static func readSimplePrice(_ body: Data, currencies: [String] = ["usd"]) throws(JSONReadError) -> [String: [String: RawField]] {
+        let wanted = Set(currencies.flatMap { [$0, $0 + "_market_cap", $0 + "_24h_change"] } + ["last_updated_at"])
         var r = JSONReader(bytes: Array(body))
         var out: [String: [String: RawField]] = [:]
         try r.beginObject()
@@ -235,7 +241,7 @@ public struct CoinGeckoClient: Sendable {
             var fields: [String: RawField] = [:]
             while let key = try r.nextKey() {
                 switch key {
-                case "usd", "usd_market_cap", "usd_24h_change", "last_updated_at":
+                case _ where wanted.contains(key):
                     if r.consumeNull() {
                         fields[key] = .null
                         continue

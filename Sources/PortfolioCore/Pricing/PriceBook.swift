@@ -30,6 +30,13 @@ public struct PriceBook: Sendable {
     /// The newest quote of a coin.
     public func latest(_ coinId: String) -> Quote? { byCoin[coinId]?.last }
 
+    /// The newest quote of a coin; of quotes equally new, the one in `currency` (a coin fetched in
+    /// several currencies at once).
+    public func latest(_ coinId: String, preferring currency: String) -> Quote? {
+        guard let quotes = byCoin[coinId], let newest = quotes.last else { return nil }
+        return quotes.last { $0.time == newest.time && $0.currency == currency } ?? newest
+    }
+
     /// No quote of any coin.
     public var isEmpty: Bool { byCoin.isEmpty }
 

@@ -155,15 +155,16 @@ public final class Session {
     public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames) throws -> Reports {
         let ledger = checkedLedger(book, names: names)
         var prices = priceBook(book)
-        if refresh {
-            let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
-                .map(\.assetId)
-            prices = try refreshIfNeeded(coins: coins, book: prices)
-            prices = refreshRatesIfNeeded(book, prices: prices)
-        }
         // Values in the chosen portfolios' base (the default portfolio's when they differ).
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
         let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
+        if refresh {
+            let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
+                .map(\.assetId)
+            // Coins are fetched in each base they are shown in, in the same one request.
+            prices = try refreshIfNeeded(coins: coins, book: prices, currencies: Array(bases.union([base])).sorted())
+            prices = refreshRatesIfNeeded(book, prices: prices)
+        }
         var reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
                               asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
         reports.portfolioBases = Dictionary(book.portfolios.map { ($0.name, $0.baseCurrency) }, uniquingKeysWith: { a, _ in a })
@@ -353,8 +354,10 @@ public final class Session {
     }
 
     /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
-    public func fetchPrices(_ coins: [String], purpose: NetworkPurpose) throws -> FetchedPrices {
-        let fetched = try withPriceService(purpose) { client throws(PriceError) in try client.prices(for: coins, now: now) }
+    public func fetchPrices(_ coins: [String], currencies: [String] = ["USD"], purpose: NetworkPurpose) throws -> FetchedPrices {
+        let fetched = try withPriceService(purpose) { client throws(PriceError) in
+            try client.prices(for: coins, currencies: currencies, now: now)
+        }
         if !fetched.quotes.isEmpty, let broken = try priceCache.append(fetched.quotes) {
             notify(.priceCacheMovedAside(broken))
         }
@@ -443,7 +446,7 @@ public final class Session {
     /// Refreshes when any of `coins` has a newest quote over 60 s old, within the short budget; on
     /// failure (or after one in the last few minutes) reports a notice and keeps the cache.
     /// Throws only for bad network settings (checked whenever online).
-    public func refreshIfNeeded(coins: [String], book: PriceBook) throws -> PriceBook {
+    public func refreshIfNeeded(coins: [String], book: PriceBook, currencies: [String] = ["USD"]) throws -> PriceBook {
         guard !offline else { return book }
         _ = try networkSettings()
         let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: now)
@@ -454,7 +457,7 @@ public final class Session {
         }
         do {
             var updated = book
-            let fetched = try fetchPrices(stale, purpose: .automatic)
+            let fetched = try fetchPrices(stale, currencies: currencies, purpose: .automatic)
             for w in fetched.warnings { notify(.service(w)) }
             updated.add(fetched.quotes)
             return updated

@@ -82,8 +82,12 @@ public struct PriceCache: Sendable {
         w.beginObject()
         w.key("format"); w.string("bitpal-prices")
         w.key("version"); w.number(String(formatVersion))
+        // The newest quote of each coin in each currency it is fetched in.
         var newest: [String: Quote] = [:]
-        for q in quotes where newest[q.coinId].map({ $0.time <= q.time }) ?? true { newest[q.coinId] = q }
+        for q in quotes {
+            let key = q.coinId + "|" + q.currency
+            if newest[key].map({ $0.time <= q.time }) ?? true { newest[key] = q }
+        }
         w.key("latest")
         w.beginArray()
         for coin in newest.keys.sorted() { if let q = newest[coin] { writeQuote(q, to: &w) } }
@@ -106,6 +110,7 @@ public struct PriceCache: Sendable {
         w.key("time"); w.string(ISODate.format(q.time))
         w.key("sourceUpdatedAt"); w.string(q.sourceUpdatedAt.map(ISODate.format))
         w.key("source"); w.string(q.source.rawValue)
+        if q.currency != "USD" { w.key("currency"); w.string(q.currency) }  // USD when left out
         w.endObject()
     }
 
@@ -141,6 +146,7 @@ public struct PriceCache: Sendable {
     private static func readQuote(_ r: inout JSONReader) throws(JSONReadError) -> Quote {
         var coin: String?, price: Decimal?, change: Decimal?, cap: Decimal?, time: Date?, updated: Date?
         var source = QuoteSource.coingecko
+        var currency = "USD"
         try r.beginObject()
         while let k = try r.nextKey() {
             switch k {
@@ -157,12 +163,16 @@ public struct PriceCache: Sendable {
                 let s = try r.readString()
                 guard let src = QuoteSource(rawValue: s) else { throw r.error("unknown source '\(s)'") }
                 source = src
+            case "currency":
+                let text = try r.readString()
+                guard let code = CurrencyCode.parse(text) else { throw r.error("unknown currency '\(TextEscaping.escaped(text))'") }
+                currency = code
             default: try r.skipValue()
             }
         }
         guard let coin, let price, let time else { throw r.error("a quote needs coinId, price and time") }
         return Quote(coinId: coin, price: price, change24h: change, marketCap: cap, time: time,
-                     sourceUpdatedAt: updated, source: source)
+                     sourceUpdatedAt: updated, source: source, currency: currency)
     }
 
     /// A decimal string that may carry a leading `-` (24h changes can be negative).
