@@ -117,6 +117,11 @@ final class CashCLITests: XCTestCase {
         let csv = brokerage()
         XCTAssertEqual(csv.run(["import", "-"], stdin: s.ok(["export"]).out).code, .success)
         XCTAssertEqual(csv.ok(["--json", "cash", "history"]).out, history)
+        // An import that would overdraw at any date is refused whole, naming the row.
+        let overdraw = csv.run(["import", "-"], stdin: "type,asset,amount,price,date\nwithdrawal,,5000,,2024-01-02\n")
+        XCTAssertEqual(overdraw.code, .failure)
+        XCTAssertTrue(overdraw.err.contains("Not enough USD cash in 'brokerage'"), overdraw.err)
+        XCTAssertEqual(csv.ok(["--json", "cash", "history"]).out, history)
         // A kind that needs an asset still does.
         let bad = csv.run(["import", "-"], stdin: "type,asset,amount,price,date\nbuy,,1,2,2024-01-01\n")
         XCTAssertEqual(bad.code, .failure)
