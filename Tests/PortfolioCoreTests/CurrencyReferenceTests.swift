@@ -282,21 +282,13 @@ struct CurrencyReference {
             /// A withdrawal's aim: all the cash there is, more, or a part.
             func aim() -> Decimal {
                 let there = Reference.rounded(max(0, money[cashKey] ?? 0), 18, .down)
-                switch g.below(4) {
-                case 0: return there > 0 ? there : cashAmount
-                case 1: return there + Reference.decimal(g.below(50_000) + 1, scale: 2)
-                default: return max(Reference.rounded(there * Reference.decimal(g.below(999) + 1, scale: 3), 2, .down), Reference.decimal(1, scale: 2))
-                }
+                let amount = Reference.aim(at: there, &g, choices: 4, more: 50_000, scale: 2)
+                return amount > 0 ? amount : cashAmount
             }
 
             if (have > 0 && g.below(100) < 30) || g.below(100) < 2 {
                 // A disposal: everything, more than held, or a part.
-                var amount: Decimal
-                switch g.below(6) {
-                case 0: amount = have
-                case 1: amount = have + Reference.decimal(g.below(1000) + 1, scale: 8)
-                default: amount = max(Reference.rounded(have * Reference.decimal(g.below(999) + 1, scale: 3), 8, .down), Reference.decimal(1, scale: 8))
-                }
+                var amount = Reference.aim(at: have, &g, choices: 6, more: 1000, scale: 8)
                 if amount == 0 { amount = units }
                 if g.below(5) == 0 {
                     tally.count("transfer-out")

@@ -190,12 +190,7 @@ struct MixedReference {
             if (have > 0 && g.below(100) < 36) || g.below(100) < 2 {
                 // A disposal: everything, more than held, or a part.
                 tally.disposals += 1
-                var amount: Decimal
-                switch g.below(6) {
-                case 0: amount = have
-                case 1: amount = have + Reference.decimal(g.below(1000) + 1, scale: 8)
-                default: amount = max(Reference.rounded(have * Reference.decimal(g.below(999) + 1, scale: 3), 8, .down), Reference.decimal(1, scale: 8))
-                }
+                var amount = Reference.aim(at: have, &g, choices: 6, more: 1000, scale: 8)
                 if amount == 0 { amount = units }
                 switch g.below(20) {
                 case 0..<8:

@@ -107,6 +107,16 @@ enum Reference {
         return out
     }
 
+    /// What a random disposal or withdrawal aims at: all of `held` (one time in `choices`), more
+    /// than it (by up to `more` units of the last decimal), or a part of it at `scale` decimals.
+    static func aim(at held: Decimal, _ g: inout SeededRandom, choices: Int, more: Int, scale: Int16) -> Decimal {
+        switch g.below(choices) {
+        case 0: return held
+        case 1: return held + decimal(g.below(more) + 1, scale: scale)
+        default: return max(rounded(held * decimal(g.below(999) + 1, scale: 3), Int(scale), .down), decimal(1, scale: scale))
+        }
+    }
+
     /// Within 10^-20: the engine rounds a basis at the 36th decimal, Decimal keeps 38 digits.
     static func close(_ a: Decimal, _ b: Decimal) -> Bool {
         let d = a - b

@@ -128,7 +128,7 @@ extension Book {
                     broken = (.fxRateMissing, .fxRateMissing(from: c, to: p.baseCurrency, date: t.date))
                 } else if t.fxRateValue != nil, t.currency == p.baseCurrency {
                     broken = (.fxRateInBase, nil)
-                } else if !p.trackCash, t.rule.isCashOnly(t) {
+                } else if !p.trackCash, t.assetId.isEmpty, t.rule.isCashOnly(t) {  // the kind only when it can matter
                     broken = (.cashNotTracked, .cashNotTracked(p.name))
                 }
             } else {
