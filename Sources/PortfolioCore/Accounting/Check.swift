@@ -100,6 +100,21 @@ extension Book {
     ///
     /// `cashMovements` keeps every change of a tracked cash balance in the ledger (for `cash history`).
     public func checked(now: Date, replaying: Bool = true, cashMovements: Bool = true) -> CheckedHistory {
+        var options = ledgerOptions
+        options.keepingCashMovements = cashMovements
+        return checked(now: now, replaying: replaying, options: options)
+    }
+
+    /// How this book's portfolios keep their books: which track cash, and each one's method.
+    public var ledgerOptions: LedgerOptions {
+        var methods: [String: CostBasisMethod] = [:]
+        for p in portfolios where p.costBasisMethod != .average { methods[p.name] = p.costBasisMethod }
+        return LedgerOptions(trackingCash: Set(portfolios.filter(\.trackCash).map(\.name)), methods: methods)
+    }
+
+    /// `checked(now:replaying:cashMovements:)` with the replay's options given whole (a method
+    /// tried in place of a portfolio's own, disposals kept, one record explained).
+    public func checked(now: Date, replaying: Bool = true, options: LedgerOptions) -> CheckedHistory {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
@@ -146,8 +161,7 @@ extension Book {
         // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
         // (a duplicated record does not: its first copy is kept).
         let broken = Set(problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
-        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken, cashMovements: cashMovements,
-                                                        trackingCash: Set(portfolios.filter(\.trackCash).map(\.name)))
+        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken, options: options)
         for (i, error) in failures {
             let rule: StoreProblem.Rule = switch error {
             case nil: .partnerLeftOut
@@ -223,13 +237,13 @@ extension Ledger {
     /// partner and every record left out so far kept out, so a left-out record never has half an
     /// effect. Only a broken store restarts, once per such pair.
     public static func replayForgiving(_ transactions: [Transaction], leavingOut excluded: Set<Int> = [],
-                                       brokenLinks: Set<UUID> = [], cashMovements: Bool = true, trackingCash: Set<String> = [])
+                                       brokenLinks: Set<UUID> = [], options: LedgerOptions = LedgerOptions())
         -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
         let order = chronologicalIndices(transactions)
         /// Records kept out from the start of a pass (their error; `nil` for a partner).
         var keptOut: [Int: PortfolioError?] = [:]
         while true {
-            var ledger = Ledger(trackingCash: trackingCash, keepingCashMovements: cashMovements)
+            var ledger = Ledger(options)
             var failures: [(index: Int, error: PortfolioError?)] = []
             var broken = brokenLinks
             var appliedLeg: [UUID: Int] = [:]

@@ -1,51 +1,230 @@
 import Foundation
 
-/// How the cost of what is still held is tracked and released on a disposal.
-///
-/// Lots are the unit of basis: weighted average is the one-lot pool; FIFO, LIFO and HIFO become
-/// other conforming types (each keeping lots with their dates) without touching the replay.
-public protocol CostBasisLots: Sendable {
-    init()
-    /// Units held.
-    var quantity: Fixed18 { get }
-    /// Cost of the units held.
-    var costBasis: Exact36 { get }
-    /// Adds units acquired for `cost` (fees included).
-    mutating func acquire(quantity: Fixed18, cost: Exact36, date: Date) throws(PortfolioError)
-    /// Removes units and returns the cost basis they carried. Requires `quantity ≤ self.quantity`.
-    mutating func dispose(quantity: Fixed18) throws(PortfolioError) -> Exact36
-    /// Multiplies every unit by `numerator / denominator` (a split); the basis stays.
-    mutating func scale(by numerator: Fixed18, over denominator: Fixed18) throws(PortfolioError)
+/// Which basis leaves on a disposal (cost-basis.md): one pool per portfolio and asset, or lots
+/// taken in an order.
+public enum CostBasisMethod: String, CaseIterable, Sendable, Hashable {
+    /// Weighted average: one pool; a disposal takes basis × taken ÷ quantity.
+    case average
+    /// Oldest acquisition first.
+    case fifo
+    /// Newest acquisition first.
+    case lifo
+    /// Highest unit cost first, ties by older acquisition.
+    case hifo
+
+    /// A method named in any case (`FIFO`, `Fifo`).
+    public init?(name: String) { self.init(rawValue: name.lowercased()) }
+
+    public var summary: String {
+        switch self {
+        case .average: "weighted average cost: one pool per asset"
+        case .fifo: "first in, first out: the oldest lots leave first"
+        case .lifo: "last in, first out: the newest lots leave first"
+        case .hifo: "highest in, first out: the lots of highest unit cost leave first"
+        }
+    }
 }
 
-/// Weighted average cost: a disposal takes `costBasis × amount / quantity` and leaves the average unchanged.
-public struct AverageCostLots: CostBasisLots {
+/// Units acquired together: what they cost (in the portfolio's base, fees included), when, and by
+/// which record. Under `average` the pool is one lot without a date or a source.
+public struct Lot: Sendable, Equatable {
+    public var quantity: Fixed18
+    public var basis: Exact36
+    /// The acquisition date (`nil`: the average pool).
+    public var acquired: Date?
+    /// The transaction that made the lot (`nil`: the average pool).
+    public var source: UUID?
+    /// The replay position of that transaction: the recording order that breaks every tie left.
+    public var order: Int
+    /// basis ÷ quantity when the lot was made or last split: HIFO's key (a part taken later
+    /// leaves it as it was, so rounding in the 36th decimal never reorders lots).
+    var unitCost: Exact36
+
+    public init(quantity: Fixed18, basis: Exact36, acquired: Date?, source: UUID?, order: Int) {
+        self.quantity = quantity
+        self.basis = basis
+        self.acquired = acquired
+        self.source = source
+        self.order = order
+        unitCost = Lot.unitCost(basis, quantity)
+    }
+
+    /// basis ÷ quantity; the largest value when it does not fit (a huge basis on a dust quantity).
+    static func unitCost(_ basis: Exact36, _ quantity: Fixed18) -> Exact36 {
+        guard quantity.units > 0 else { return .zero }
+        return (try? basis.divided(by: quantity)) ?? Exact36(negative: false, high: .max, low: .max)
+    }
+
+    /// What one unit cost (rounded at the 36th decimal).
+    public var costPerUnit: Exact36 { Lot.unitCost(basis, quantity) }
+}
+
+/// What is held of one asset in one portfolio and what it cost, kept by the portfolio's method.
+///
+/// Under `average` only the totals exist. Under the lot methods every lot is kept, in the order the
+/// method takes them: FIFO and LIFO by (acquisition date, recording order), FIFO taking from the
+/// front and LIFO from the back; HIFO by (unit cost descending, date, recording order), from the
+/// front. The totals are always the exact sums of the lots, so a history holds the same quantities
+/// under every method.
+public struct Lots: Sendable {
+    public let method: CostBasisMethod
+    /// Units held.
     public private(set) var quantity: Fixed18 = .zero
+    /// Cost of the units held.
     public private(set) var costBasis: Exact36 = .zero
+    private var lots: [Lot] = []
+    /// Lots before `head` are used up (FIFO and HIFO take from the front without moving the rest).
+    private var head = 0
 
-    public init() {}
+    public init(method: CostBasisMethod = .average) { self.method = method }
 
-    public mutating func acquire(quantity amount: Fixed18, cost: Exact36, date: Date) throws(PortfolioError) {
-        quantity = try quantity.adding(amount)
-        costBasis = try costBasis + cost
-    }
-
-    public mutating func dispose(quantity amount: Fixed18) throws(PortfolioError) -> Exact36 {
-        if amount == quantity {
-            // The cycle closes at exactly zero: release the whole basis, leave no dust.
-            let all = costBasis
-            quantity = .zero
-            costBasis = .zero
-            return all
+    /// The open lots, in the order the method takes them (LIFO: from the end); under `average`, the
+    /// pool as one lot when anything is held.
+    public var open: [Lot] {
+        if method == .average {
+            return quantity.units > 0 ? [Lot(quantity: quantity, basis: costBasis, acquired: nil, source: nil, order: 0)] : []
         }
-        let basisSold = try costBasis.multiplied(by: amount, dividedBy: quantity)
-        quantity = Fixed18(units: quantity.units - amount.units)
-        costBasis = try costBasis - basisSold
-        return basisSold
+        return Array(lots[head...])
     }
 
+    /// The open lots from the oldest acquisition (recording order on a tie).
+    public var byAcquisition: [Lot] {
+        method == .hifo ? open.sorted(by: Lots.earlier) : open
+    }
+
+    /// Adds units acquired for `cost` (fees included) on `date` by the record `source` at replay position `order`.
+    public mutating func acquire(quantity amount: Fixed18, cost: Exact36, date: Date, source: UUID, order: Int) throws(PortfolioError) {
+        try receive(Lot(quantity: amount, basis: cost, acquired: date, source: source, order: order))
+    }
+
+    /// Adds a lot as it is (a lot that a move brings keeps its date, basis, source and order).
+    public mutating func receive(_ lot: Lot) throws(PortfolioError) {
+        let q = try quantity.adding(lot.quantity)
+        let b = try costBasis + lot.basis
+        if method != .average { insert(lot) }
+        quantity = q
+        costBasis = b
+    }
+
+    /// Removes `amount` units (at most what is held) and returns the basis they carried; with
+    /// `keepingParts`, also the lot parts they came from (under `average`, one part of the pool).
+    public mutating func dispose(quantity amount: Fixed18, keepingParts: Bool = false) throws(PortfolioError) -> (basis: Exact36, parts: [Lot]) {
+        guard amount <= quantity else { throw .quantityTooLarge }
+        guard amount.units > 0 else { return (.zero, []) }
+        if method == .average {
+            let taken: Exact36
+            if amount == quantity {
+                // The cycle closes at exactly zero: release the whole basis, leave no dust.
+                taken = costBasis
+            } else {
+                taken = try costBasis.multiplied(by: amount, dividedBy: quantity)
+            }
+            let parts = keepingParts ? [Lot(quantity: amount, basis: taken, acquired: nil, source: nil, order: 0)] : []
+            quantity = Fixed18(units: quantity.units - amount.units)
+            costBasis = quantity.units == 0 ? .zero : try costBasis - taken
+            return (taken, parts)
+        }
+        var left = amount
+        var taken = Exact36.zero
+        var parts: [Lot] = []
+        let fromEnd = method == .lifo
+        while left.units > 0 {
+            guard head < lots.count else { throw .quantityTooLarge }  // the lots always add up to the quantity
+            let i = fromEnd ? lots.count - 1 : head
+            var lot = lots[i]
+            if lot.quantity <= left {
+                left = Fixed18(units: left.units - lot.quantity.units)
+                taken = try taken + lot.basis
+                if keepingParts { parts.append(lot) }
+                if fromEnd { lots.removeLast() } else { head += 1 }
+            } else {
+                let part = try lot.basis.multiplied(by: left, dividedBy: lot.quantity)
+                taken = try taken + part
+                if keepingParts {
+                    var p = lot
+                    p.quantity = left
+                    p.basis = part
+                    parts.append(p)
+                }
+                lot.quantity = Fixed18(units: lot.quantity.units - left.units)
+                lot.basis = try lot.basis - part
+                lots[i] = lot
+                left = .zero
+            }
+        }
+        if head > 32 && head * 2 > lots.count {
+            lots.removeFirst(head)
+            head = 0
+        }
+        quantity = Fixed18(units: quantity.units - amount.units)
+        costBasis = quantity.units == 0 ? .zero : try costBasis - taken
+        return (taken, parts)
+    }
+
+    /// Multiplies what is held by `numerator / denominator` (a split); the bases stay.
+    ///
+    /// The quantity rounds (half up, 18 decimals) exactly as the pool does under `average`; the
+    /// lots share that rounding by their running sums, so they still add up to it. A lot that
+    /// rounds to nothing gives its basis to its neighbour.
     public mutating func scale(by numerator: Fixed18, over denominator: Fixed18) throws(PortfolioError) {
-        quantity = try quantity.scaled(by: numerator, over: denominator)
+        let scaled = try quantity.scaled(by: numerator, over: denominator)
+        if method != .average && head < lots.count {
+            var kept: [Lot] = []
+            kept.reserveCapacity(lots.count - head)
+            var before = Fixed18.zero, scaledBefore = Fixed18.zero
+            var orphanBasis = Exact36.zero
+            for var lot in lots[head...] {
+                before = try before.adding(lot.quantity)
+                let cumulative = try before.scaled(by: numerator, over: denominator)
+                lot.quantity = Fixed18(units: cumulative.units - scaledBefore.units)
+                scaledBefore = cumulative
+                if lot.quantity.units == 0 {
+                    orphanBasis = try orphanBasis + lot.basis
+                    continue
+                }
+                lot.basis = try lot.basis + orphanBasis
+                orphanBasis = .zero
+                lot.unitCost = Lot.unitCost(lot.basis, lot.quantity)
+                kept.append(lot)
+            }
+            if orphanBasis != .zero, let last = kept.indices.last {
+                kept[last].basis = try kept[last].basis + orphanBasis
+                kept[last].unitCost = Lot.unitCost(kept[last].basis, kept[last].quantity)
+            }
+            if method == .hifo { kept.sort(by: Lots.hifoFirst) }
+            lots = kept
+            head = 0
+        }
+        quantity = scaled
+    }
+
+    // MARK: Order
+
+    /// Acquisition order: older date first, then recording order.
+    static func earlier(_ a: Lot, _ b: Lot) -> Bool {
+        let x = a.acquired ?? .distantPast, y = b.acquired ?? .distantPast
+        return x != y ? x < y : a.order < b.order
+    }
+
+    /// HIFO's order: higher unit cost first, then older, then recording order.
+    static func hifoFirst(_ a: Lot, _ b: Lot) -> Bool {
+        a.unitCost != b.unitCost ? a.unitCost > b.unitCost : earlier(a, b)
+    }
+
+    private mutating func insert(_ lot: Lot) {
+        let hifo = method == .hifo
+        func before(_ a: Lot, _ b: Lot) -> Bool { hifo ? Lots.hifoFirst(a, b) : Lots.earlier(a, b) }
+        // Acquisitions mostly come in date order: appending is the common case.
+        guard let last = lots.last, head < lots.count, before(lot, last) else {
+            lots.append(lot)
+            return
+        }
+        var lo = head, hi = lots.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if before(lot, lots[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        lots.insert(lot, at: lo)
     }
 }
 

@@ -20,7 +20,7 @@ public struct PositionKey: Hashable, Sendable, Comparable {
 /// Sums are exact (`Fixed18` quantities, `Exact36` money); the `Decimal` views are for reports.
 public struct Position: Sendable {
     public let key: PositionKey
-    public var lots = AverageCostLots()
+    public var lots: Lots
     /// Units acquired in the cycle (split-adjusted) and what they cost.
     ///
     /// These four are statistics of the closed-positions report, not the books: no record may be
@@ -37,7 +37,10 @@ public struct Position: Sendable {
     public var openedDate: Date?
     public var lastDisposalDate: Date?
 
-    public init(key: PositionKey) { self.key = key }
+    public init(key: PositionKey, method: CostBasisMethod = .average) {
+        self.key = key
+        lots = Lots(method: method)
+    }
 
     public var assetId: String { key.assetId }
     /// Something is held.
@@ -179,6 +182,73 @@ public struct Shortfall: Sendable, Equatable {
     }
 }
 
+/// How a replay keeps the books, and what it keeps beyond them.
+public struct LedgerOptions: Sendable {
+    /// The portfolios that keep a cash ledger.
+    public var trackingCash: Set<String> = []
+    /// Each portfolio's cost-basis method (`average` when absent).
+    public var methods: [String: CostBasisMethod] = [:]
+    /// Every change of a tracked cash balance (`cash history`).
+    public var keepingCashMovements = true
+    /// Every disposal with the lot parts it took (`gains`, `compare`).
+    public var keepingDisposals = false
+    /// The record whose effect to keep in full (`explain`).
+    public var explaining: UUID?
+
+    public init(trackingCash: Set<String> = [], methods: [String: CostBasisMethod] = [:], keepingCashMovements: Bool = true,
+                keepingDisposals: Bool = false, explaining: UUID? = nil) {
+        self.trackingCash = trackingCash
+        self.methods = methods
+        self.keepingCashMovements = keepingCashMovements
+        self.keepingDisposals = keepingDisposals
+        self.explaining = explaining
+    }
+}
+
+/// Units that left a position, the basis they took (by the lots or the pool they came from) and
+/// what was realized: one sale, swap disposal, loss, transfer-out amount or transfer-out fee.
+public struct Disposal: Sendable, Equatable {
+    public var transactionId: UUID
+    public var portfolio: String
+    public var assetId: String
+    public var type: TransactionType
+    /// A swap's sell leg or a move's transfer-out.
+    public var linked: Bool
+    public var date: Date
+    public var method: CostBasisMethod
+    /// Units taken (a transfer-out's fee row: the fee's units).
+    public var quantity: Fixed18
+    /// What the sale brought in net of its fee, in the portfolio's base (zero for a loss or a fee).
+    public var proceeds: Exact36
+    /// A sale's fee in the portfolio's base (what `proceeds` is net of).
+    public var fee: Exact36
+    public var basis: Exact36
+    /// proceeds − basis (zero when nothing is realized).
+    public var gain: Exact36
+    /// `false` for a transfer-out's amount: its basis moves, nothing is realized.
+    public var realizes: Bool
+    /// The row of a transfer-out's fee in units.
+    public var isNetworkFee: Bool
+    /// Under `average`, the pool just before (quantity and basis).
+    public var poolBefore: Lot?
+    /// The lot parts taken, in the order taken (under `average`, one part of the pool).
+    public var parts: [Lot]
+}
+
+/// Everything one record did, kept by a replay that `explaining` names.
+public struct Explanation: Sendable {
+    public var transaction: Transaction
+    public var method: CostBasisMethod
+    /// The position's open lots just before and just after (under `average`, the pool).
+    public var before: [Lot]
+    public var after: [Lot]
+    /// The lots it made (an acquisition; a move's transfer-in makes one per lot it receives).
+    public var made: [Lot]
+    public var disposals: [Disposal]
+    public var income: IncomeEvent?
+    public var cash: CashMovement?
+}
+
 /// The result of replaying a history: positions keyed by portfolio and asset, closed cycles,
 /// realized and income totals per portfolio.
 public struct Ledger: Sendable {
@@ -190,8 +260,15 @@ public struct Ledger: Sendable {
     public var income: [IncomeEvent] = []
     /// Sums per portfolio, in the order the portfolios first appear (few: a linear scan beats hashing).
     public private(set) var portfolioTotals: [(portfolio: String, totals: LedgerTotals)] = []
-    /// Basis sent by a move's transfer-out, waiting for its transfer-in (keyed by the link).
-    private var moving: [UUID: Exact36] = [:]
+    /// The lots a move's transfer-out sent, waiting for its transfer-in (keyed by the link).
+    private var moving: [UUID: [Lot]] = [:]
+    /// Disposals in replay order (kept only when `keepingDisposals`).
+    public private(set) var disposals: [Disposal] = []
+    /// What the record named by `explaining` did (after the replay reached it).
+    public private(set) var explanation: Explanation?
+    public let options: LedgerOptions
+    /// Records applied so far: the recording order of the lots they make.
+    private var applied = 0
     /// The portfolios that keep a cash ledger.
     public let cashTracked: Set<String>
     /// Cash balances of the portfolios that track cash, per currency.
@@ -202,12 +279,14 @@ public struct Ledger: Sendable {
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
-    private let keepsCashMovements: Bool
 
-    public init(trackingCash: Set<String> = [], keepingCashMovements: Bool = true) {
-        cashTracked = trackingCash
-        keepsCashMovements = keepingCashMovements
+    public init(_ options: LedgerOptions = LedgerOptions()) {
+        self.options = options
+        cashTracked = options.trackingCash
     }
+
+    /// The method of `portfolio`.
+    public func method(of portfolio: String) -> CostBasisMethod { options.methods[portfolio] ?? .average }
 
     /// Σ realized over every portfolio.
     public var realizedPnL: Exact36 { (try? allTotals().realized) ?? .zero }
@@ -235,8 +314,8 @@ public struct Ledger: Sendable {
     ///
     /// - Throws: the first transaction that cannot apply (`insufficientQuantity` for one that
     ///   removes more than is held at its point of the replay).
-    public static func replay(_ transactions: [Transaction], trackingCash: Set<String> = []) throws(PortfolioError) -> Ledger {
-        var ledger = Ledger(trackingCash: trackingCash)
+    public static func replay(_ transactions: [Transaction], options: LedgerOptions = LedgerOptions()) throws(PortfolioError) -> Ledger {
+        var ledger = Ledger(options)
         for tx in chronological(transactions) { try ledger.apply(tx) }
         return ledger
     }
@@ -256,44 +335,64 @@ public struct Ledger: Sendable {
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
         let key = PositionKey(portfolio: tx.portfolio, assetId: tx.assetId)
         let slot = positions.index(forKey: key)
-        var p = slot.map { positions.values[$0] } ?? Position(key: key)
+        var p = slot.map { positions.values[$0] } ?? Position(key: key, method: method(of: tx.portfolio))
         let totalsSlot = portfolioTotals.firstIndex { $0.portfolio == tx.portfolio }
         var t = totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals()
         var event: IncomeEvent?
-        var sent: Exact36?
+        var sent: [Lot]?
         var received = false
         var closes = false
         var movement: CashMovement?
         var cashCost = Exact36.zero
         let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
+        let explaining = options.explaining == tx.id
+        let keepingParts = options.keepingDisposals || explaining
+        var made: [Lot] = []
+        var gone: [Disposal] = []
+        let lotsBefore = explaining ? p.lots.open : []
         /// Money of the transaction's currency in the portfolio's base, at the rate stored with it.
         func base(_ money: Exact36) throws(PortfolioError) -> Exact36 {
             guard let rate = tx.fxRateValue else { return money }
             return try money.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
         }
+        /// One disposal's record (kept only when asked).
+        func disposal(_ quantity: Fixed18, proceeds: Exact36, fee: Exact36, basis: Exact36, gain: Exact36, realizes: Bool,
+                      networkFee: Bool, pool: Lot?, parts: [Lot]) -> Disposal {
+            Disposal(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type, linked: tx.linkedId != nil,
+                     date: tx.date, method: p.lots.method, quantity: quantity, proceeds: proceeds, fee: fee, basis: basis, gain: gain,
+                     realizes: realizes, isNetworkFee: networkFee, poolBefore: pool, parts: parts)
+        }
         for step in rule.steps(negative: tx.negative) {
             switch step {
             case let .acquire(cost):
-                let basis: Exact36
-                switch cost {
-                case .grossPlusFee:
-                    if tx.type == .transferIn, tx.priceValue == nil {
-                        guard let link = tx.linkedId, let moved = moving[link] else { throw .unlinkedTransferIn(id: tx.id) }
-                        // A move into a portfolio of another base converts the basis at the move's rate.
-                        basis = try base(moved + Exact36(fee))
-                        received = true
-                    } else {
-                        basis = try base(tx.gross + Exact36(fee))
-                    }
-                case .gross: basis = try base(tx.gross)
-                case .zero: basis = .zero
-                }
                 if !p.isOpen {
-                    p = Position(key: key)
+                    p = Position(key: key, method: p.lots.method)
                     p.openedDate = tx.date
                 }
-                try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date)
+                let basis: Exact36
+                if cost == .grossPlusFee, tx.type == .transferIn, tx.priceValue == nil {
+                    // A move's receiving leg: the very lots its transfer-out took, converted into this
+                    // portfolio's base at the move's rate, any fee of its own shared by quantity.
+                    guard let link = tx.linkedId, let lots = moving[link] else { throw .unlinkedTransferIn(id: tx.id) }
+                    let arriving = try Ledger.arriving(lots, fee: try base(Exact36(fee)), convert: base, at: tx, order: applied)
+                    var sum = Exact36.zero
+                    for lot in arriving {
+                        try p.lots.receive(lot)
+                        sum = try sum + lot.basis
+                    }
+                    basis = sum
+                    made = arriving
+                    received = true
+                } else {
+                    switch cost {
+                    case .grossPlusFee: basis = try base(tx.gross + Exact36(fee))
+                    case .gross: basis = try base(tx.gross)
+                    case .zero: basis = .zero
+                    }
+                    try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date, source: tx.id, order: applied)
+                    if explaining { made = [Lot(quantity: tx.amountValue, basis: basis, acquired: tx.date, source: tx.id, order: applied)] }
+                }
                 if tx.type == .transferIn { t.netDeposits = try t.netDeposits + basis }
                 p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.adding(tx.amountValue) }
                 p.cycleAcquisitionCost = p.cycleAcquisitionCost.flatMap { try? $0 + basis }
@@ -305,32 +404,52 @@ public struct Ledger: Sendable {
                         type: tx.type, portfolio: tx.portfolio, assetId: tx.assetId, held: p.quantity, requested: tx.amountValue.decimal,
                         fee: mode == .transfer && fee.units > 0 ? fee.decimal : nil, date: tx.date, id: tx.id, linked: tx.linkedId != nil))
                 }
-                let basis = try p.lots.dispose(quantity: tx.amountValue)
+                let pool = keepingParts && p.lots.method == .average ? p.lots.open.first : nil
+                let moves = mode == .transfer && tx.linkedId != nil
+                let (basis, parts) = try p.lots.dispose(quantity: tx.amountValue, keepingParts: keepingParts || moves)
                 switch mode {
                 case .sale:
                     let gross = try base(tx.gross)
-                    let gain = try base(tx.gross - Exact36(fee)) - basis
+                    let proceeds = try base(tx.gross - Exact36(fee))
+                    let gain = try proceeds - basis
                     p.cycleSold = p.cycleSold.flatMap { try? $0.adding(tx.amountValue) }
                     p.cycleSoldGross = p.cycleSoldGross.flatMap { try? $0 + gross }
                     p.cycleRealized = try p.cycleRealized + gain
                     p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
                     t.realized = try t.realized + gain
                     t.realizedBasis = try t.realizedBasis + basis
+                    if keepingParts {
+                        gone.append(disposal(tx.amountValue, proceeds: proceeds, fee: try base(Exact36(fee)), basis: basis, gain: gain,
+                                             realizes: true, networkFee: false, pool: pool, parts: parts))
+                    }
                 case .transfer:
+                    if keepingParts {
+                        gone.append(disposal(tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: .zero, realizes: false,
+                                             networkFee: false, pool: pool, parts: parts))
+                    }
                     if feeUnits.units > 0 {
-                        let lost = try p.lots.dispose(quantity: feeUnits)
+                        let feePool = keepingParts && p.lots.method == .average ? p.lots.open.first : nil
+                        let (lost, feeParts) = try p.lots.dispose(quantity: feeUnits, keepingParts: keepingParts)
                         p.cycleRealized = try p.cycleRealized - lost
                         p.cycleRealizedBasis = try p.cycleRealizedBasis + lost
                         t.realized = try t.realized - lost
                         t.realizedBasis = try t.realizedBasis + lost
+                        if keepingParts {
+                            gone.append(disposal(feeUnits, proceeds: .zero, fee: .zero, basis: lost, gain: try Exact36.zero - lost,
+                                                 realizes: true, networkFee: true, pool: feePool, parts: feeParts))
+                        }
                     }
-                    if tx.linkedId != nil { sent = basis }
+                    if moves { sent = parts }
                     t.netDeposits = try t.netDeposits - basis
                 case .loss:
                     p.cycleRealized = try p.cycleRealized - basis
                     p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
                     t.realized = try t.realized - basis
                     t.realizedBasis = try t.realizedBasis + basis
+                    if keepingParts {
+                        gone.append(disposal(tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: try Exact36.zero - basis,
+                                             realizes: true, networkFee: false, pool: pool, parts: parts))
+                    }
                 }
                 p.lastDisposalDate = tx.date
                 closes = !p.isOpen
@@ -375,18 +494,51 @@ public struct Ledger: Sendable {
             }
         }
         // Everything computed: commit.
+        applied += 1
         if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
         if let movement {
             let k = CashKey(portfolio: movement.portfolio, currency: movement.currency)
             cash[k] = movement.balance
             cashAtCost[k] = (try? (cashAtCost[k] ?? .zero) + cashCost) ?? cashCost
-            if keepsCashMovements { cashMovements.append(movement) }
+            if options.keepingCashMovements { cashMovements.append(movement) }
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
         if let sent, let link = tx.linkedId { moving[link] = sent }
         if received, let link = tx.linkedId { moving[link] = nil }
+        if options.keepingDisposals { disposals.append(contentsOf: gone) }
+        if explaining {
+            explanation = Explanation(transaction: tx, method: p.lots.method, before: lotsBefore, after: p.lots.open, made: made,
+                                      disposals: gone, income: event, cash: movement)
+        }
         if closes { closeCycle(of: p) }
+    }
+
+    /// The lots a move's transfer-in receives: the transfer-out's lots with their dates, sources and
+    /// order, each basis converted; the leg's own fee (rare: only a hand-written record has one)
+    /// shared by quantity, the last lot taking the rest. A part of an `average` pool arrives as one
+    /// lot acquired on the move's date by the transfer-in.
+    static func arriving(_ lots: [Lot], fee: Exact36, convert: (Exact36) throws(PortfolioError) -> Exact36, at tx: Transaction,
+                         order: Int) throws(PortfolioError) -> [Lot] {
+        var out: [Lot] = []
+        out.reserveCapacity(lots.count)
+        var feeLeft = fee
+        let total = lots.reduce(Fixed18.zero) { (try? $0.adding($1.quantity)) ?? $0 }
+        for (i, var lot) in lots.enumerated() {
+            lot.basis = try convert(lot.basis)
+            if fee != .zero {
+                let share = i == lots.count - 1 ? feeLeft : try fee.multiplied(by: lot.quantity, dividedBy: total)
+                lot.basis = try lot.basis + share
+                feeLeft = try feeLeft - share
+            }
+            if lot.acquired == nil {
+                lot.acquired = tx.date
+                lot.source = tx.id
+                lot.order = order
+            }
+            out.append(Lot(quantity: lot.quantity, basis: lot.basis, acquired: lot.acquired, source: lot.source, order: lot.order))
+        }
+        return out
     }
 
     private mutating func closeCycle(of p: Position) {

@@ -64,10 +64,13 @@ public struct Portfolio: Hashable, Sendable {
     /// Whether the portfolio keeps a cash ledger: buys spend cash, sells and income bring it back,
     /// and cash never goes below zero.
     public var trackCash: Bool
+    /// Which basis leaves on a disposal: the pool (`average`, the default) or lots.
+    public var costBasisMethod: CostBasisMethod
 
     public init(name: String, baseCurrency: String = "USD", description: String? = nil, active: Bool = true,
-                createdDate: Date = ISODate.epoch2024, trackCash: Bool = false) {
+                createdDate: Date = ISODate.epoch2024, trackCash: Bool = false, costBasisMethod: CostBasisMethod = .average) {
         self.trackCash = trackCash
+        self.costBasisMethod = costBasisMethod
         self.name = name
         self.baseCurrency = baseCurrency
         self.description = description

@@ -106,6 +106,7 @@ public enum PortfolioCodec {
         w.key("createdDate"); w.date(f.createdDate)
         // Written only when on, so a file of portfolios without cash reads the same in every build.
         if f.trackCash { w.key("trackCash"); w.bool(true) }
+        if f.costBasisMethod != .average { w.key("costBasisMethod"); w.string(f.costBasisMethod.rawValue) }
         w.endObject()
     }
 
@@ -461,6 +462,7 @@ public enum PortfolioCodec {
 
     static func readPortfolio(_ r: inout JSONReader) throws(JSONReadError) -> Portfolio {
         var name: String?, base = "USD", description: String?, active = true, created = ISODate.epoch2024, cash = false
+        var method = CostBasisMethod.average
         try r.beginObject()
         while let k = try r.nextKey() {
             switch k {
@@ -470,11 +472,18 @@ public enum PortfolioCodec {
             case "active": active = try r.readBool()
             case "createdDate": created = try readDate(&r)
             case "trackCash": cash = try r.readBool()
+            case "costBasisMethod":
+                let text = try r.readString()
+                guard let m = CostBasisMethod(name: text) else {
+                    throw r.error("unknown cost-basis method '\(TextEscaping.escaped(text))' (average, fifo, lifo or hifo)")
+                }
+                method = m
             default: try r.skipValue()
             }
         }
         guard let name else { throw r.error("a portfolio needs a name") }
-        return Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created, trackCash: cash)
+        return Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created, trackCash: cash,
+                         costBasisMethod: method)
     }
 
     static func readAsset(_ r: inout JSONReader) throws(JSONReadError) -> Asset {
