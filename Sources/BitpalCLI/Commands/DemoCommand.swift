@@ -152,10 +152,11 @@ struct DemoCommand: Command {
 }
 
 extension HoldingsCommand {
-    init(sort: HoldingsSort, all: Bool = false, byPortfolio: Bool = false) {
+    init(sort: HoldingsSort, all: Bool = false, byPortfolio: Bool = false, lots: Bool = false) {
         self.sort = sort
         self.all = all
         self.byPortfolio = byPortfolio
+        self.lots = lots
     }
 }
 

@@ -12,10 +12,23 @@ enum PortfolioOptions {
     static func json(_ p: Portfolio, book: Book, value: Exact36?) -> JSONValue {
         .object([
             ("name", .string(p.name)), ("baseCurrency", .string(p.baseCurrency)), ("description", .optional(p.description)),
-            ("active", .bool(p.active)), ("trackCash", .bool(p.trackCash)), ("default", .bool(p.name == book.defaultPortfolio)),
+            ("active", .bool(p.active)), ("trackCash", .bool(p.trackCash)), ("costBasisMethod", .string(p.costBasisMethod.rawValue)),
+            ("default", .bool(p.name == book.defaultPortfolio)),
             ("transactionCount", .number(String(book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }))),
             ("totalValue", ReportJSON.money(value)),
         ])
+    }
+
+    static let method = OptionSpec("--method", "METHOD", "cost basis: average (default), fifo, lifo or hifo",
+                                   choices: CostBasisMethod.allCases.map(\.rawValue))
+
+    /// `--method`, any case (exit 2 when unknown).
+    static func method(_ a: inout ArgumentList) throws(UsageError) -> CostBasisMethod? {
+        guard let text = a.popOption("--method") else { return nil }
+        guard let m = CostBasisMethod(name: text) else {
+            throw .invalidChoice(option: "--method", value: text, choices: CostBasisMethod.allCases.map(\.rawValue))
+        }
+        return m
     }
 
     static let cashOptions = [
@@ -73,7 +86,7 @@ struct PortfolioListCommand: Command {
                            ("TRANSACTIONS", .right), ("VALUE", .right), ("DESCRIPTION", .left)])
         for p in shown {
             let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
-            table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, "average", p.trackCash ? "yes" : "no",
+            table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, p.costBasisMethod.rawValue, p.trackCash ? "yes" : "no",
                        p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map(Human.money) ?? "—",
                        TextEscaping.escaped(p.description ?? "")])
         }
@@ -87,27 +100,31 @@ struct PortfolioAddCommand: Command {
     static let spec = CommandSpec(
         name: "portfolio add", summary: "Create a portfolio", arguments: "NAME",
         options: [OptionSpec("--currency", "CODE", "its base currency (default USD): reports and costs are in it"),
-                  OptionSpec("--description", "TEXT", "what it is for")] + PortfolioOptions.cashOptions,
+                  OptionSpec("--description", "TEXT", "what it is for"), PortfolioOptions.method] + PortfolioOptions.cashOptions,
         group: "Assets and portfolios",
         details: "NAME: 1–40 letters, digits, '-', '_' or '.'; unique, whatever the case.",
         examples: ["bitpal portfolio add trading --description \"short-term\"", "bitpal -p trading add buy btc 0.1 60000",
+                   "bitpal portfolio add us-taxable --method fifo",
                    "bitpal portfolio add brokerage --cash --opening-deposit 10000 --date 2024-01-01"])
 
     var name: String
     var currency: String?
     var description: String?
+    var method: CostBasisMethod?
     var cash: (on: Bool?, deposit: Fixed18?, date: DateArgument?)
 
     init(parsing a: inout ArgumentList) throws {
         name = try PortfolioOptions.name(try a.popPositional("NAME"))
         currency = a.popOption("--currency")
         description = a.popOption("--description").flatMap { $0.isEmpty ? nil : $0 }
+        method = try PortfolioOptions.method(&a)
         cash = try PortfolioOptions.cash(&a, allowOff: false)
     }
 
     func run(_ context: Context) throws -> ExitCode {
         let currency = try self.currency.map(AssetOptions.currency) ?? "USD"
-        let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now, trackCash: cash.on == true)
+        let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now, trackCash: cash.on == true,
+                          costBasisMethod: method ?? .average)
         let deposit = try cash.deposit.map { try PortfolioOptions.openingDeposit($0, date: cash.date, portfolio: p, context: context) }
         if let deposit { try ValueRules.check(deposit, now: context.now) }
         let book: Book = try context.session().store.update(now: context.now, names: context.names) { book in
@@ -119,7 +136,8 @@ struct PortfolioAddCommand: Command {
         if context.json {
             context.printJSON(PortfolioOptions.json(p, book: book, value: .zero))
         } else {
-            context.out("Created portfolio '\(TextEscaping.escaped(name))' (\(currency)). Use it with: bitpal -p \(name) add buy bitcoin 0.1 60000\n")
+            let how = p.costBasisMethod == .average ? "" : ", \(p.costBasisMethod.rawValue)"
+            context.out("Created portfolio '\(TextEscaping.escaped(name))' (\(currency)\(how)). Use it with: bitpal -p \(name) add buy bitcoin 0.1 60000\n")
         }
         return .success
     }
@@ -131,21 +149,25 @@ struct PortfolioEditCommand: Command {
         options: [OptionSpec("--name", "NEW", "a new name (its transactions follow in the same write)"),
                   OptionSpec("--description", "TEXT", "a new description (\"\" removes it)"),
                   OptionSpec("--active", nil, "include it in --all again"),
-                  OptionSpec("--inactive", nil, "leave it out of --all and of 'portfolio list'")]
+                  OptionSpec("--inactive", nil, "leave it out of --all and of 'portfolio list'"),
+                  OptionSpec("--method", "METHOD", "a new cost-basis method: average, fifo, lifo or hifo (every report follows)",
+                             choices: CostBasisMethod.allCases.map(\.rawValue))]
             + PortfolioOptions.cashOptions + [OptionSpec("--no-cash", nil, "stop tracking cash (refused while it has cash records)")],
         group: "Assets and portfolios",
         details: """
         Turning cash on re-checks the whole history: it is refused, naming the first record that would
         overdraw, unless the cash it needs is there; --opening-deposit AMOUNT --date D records that
-        cash in the same write.
+        cash in the same write. A new --method changes which basis every past disposal took (the
+        quantities and the cash stay the same, so it is never refused for that); see 'bitpal compare'.
         """,
         examples: ["bitpal portfolio edit trading --name swing", "bitpal portfolio edit old --inactive",
-                   "bitpal portfolio edit main --cash --opening-deposit 25000 --date 2023-12-31"])
+                   "bitpal portfolio edit main --cash --opening-deposit 25000 --date 2023-12-31", "bitpal portfolio edit main --method fifo"])
 
     var name: String
     var newName: String?
     var description: String?
     var active: Bool?
+    var method: CostBasisMethod?
     var cash: (on: Bool?, deposit: Fixed18?, date: DateArgument?)
 
     init(parsing a: inout ArgumentList) throws {
@@ -155,9 +177,10 @@ struct PortfolioEditCommand: Command {
         let on = a.popFlag("--active"), off = a.popFlag("--inactive")
         if on && off { throw UsageError.conflict("--active and --inactive contradict each other") }
         active = on ? true : off ? false : nil
+        method = try PortfolioOptions.method(&a)
         cash = try PortfolioOptions.cash(&a, allowOff: true)
-        if newName == nil && description == nil && active == nil && cash.on == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive, --cash, --no-cash")
+        if newName == nil && description == nil && active == nil && cash.on == nil && method == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive, --method, --cash, --no-cash")
         }
     }
 
@@ -175,6 +198,7 @@ struct PortfolioEditCommand: Command {
             }
             if let description { p.description = description.isEmpty ? nil : description }
             if let active { p.active = active }
+            if let method { p.costBasisMethod = method }
             if let on = cash.on {
                 if !on, book.transactions.contains(where: { $0.portfolio == p.name && $0.rule.isCashOnly($0) }) {
                     throw CommandFailure("Portfolio '\(TextEscaping.escaped(p.name))' has cash records; delete them before turning cash off")
@@ -192,7 +216,8 @@ struct PortfolioEditCommand: Command {
         if context.json {
             context.printJSON(PortfolioOptions.json(p, book: book, value: nil))
         } else {
-            context.out("Changed portfolio '\(TextEscaping.escaped(p.name))'" + (p.active ? "" : " (inactive)") + ".\n")
+            context.out("Changed portfolio '\(TextEscaping.escaped(p.name))'" + (p.active ? "" : " (inactive)")
+                        + (method.map { ": cost basis by \($0.rawValue) (\($0.summary))" } ?? "") + ".\n")
         }
         return .success
     }

@@ -5,11 +5,12 @@ extension Context {
     /// The reports of the chosen portfolios (every active one with `all`) with fresh-enough prices:
     /// loads the store, replays every portfolio, and (with `refresh`) fetches prices first when a
     /// held coin's newest quote is over 60 s old, unless offline. Registered assets are never fetched.
-    func reports(refresh: Bool, all: Bool, currency: String? = nil) throws -> Reports {
+    func reports(refresh: Bool, all: Bool, currency: String? = nil, tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
         let session = try session()
         let book = try session.loadBook()
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
-        let reports = try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, currency: code, names: names)
+        let reports = try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, currency: code, names: names,
+                                          tune: tune)
         Human.symbol = Human.symbol(of: reports.baseCurrency)
         return reports
     }
@@ -51,6 +52,7 @@ struct HoldingsCommand: Command {
         options: [OptionSpec("--sort", "ORDER", "value (default), pnl, name or amount", choices: HoldingsSort.allCases.map(\.rawValue)),
                   ReportOptions.all,
                   OptionSpec("--by-portfolio", nil, "with --all, one line per portfolio and asset (a PORTFOLIO column)"),
+                  OptionSpec("--lots", nil, "the open lots of each holding: acquired, age, quantity, unit cost, basis (average: the pool)"),
                   ReportOptions.currency],
         group: "Reports",
         details: """
@@ -59,17 +61,19 @@ struct HoldingsCommand: Command {
         for 5 minutes the next reports go straight to the cache. Prices older than 60 minutes are
         marked stale. Totals cover the priced holdings; the unpriced ones are counted apart.
         """,
-        examples: ["bitpal holdings", "bitpal holdings --sort pnl", "bitpal holdings --json --offline"])
+        examples: ["bitpal holdings", "bitpal holdings --sort pnl", "bitpal holdings --lots", "bitpal holdings --json --offline"])
 
     var sort: HoldingsSort
     var all: Bool
     var byPortfolio: Bool
+    var lots: Bool
     var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
         sort = a.popOption("--sort").flatMap(HoldingsSort.init(rawValue:)) ?? .value
         all = a.popFlag("--all")
         byPortfolio = a.popFlag("--by-portfolio")
+        lots = a.popFlag("--lots")
         currency = a.popOption("--currency")
         if byPortfolio && !all { throw UsageError.conflict("--by-portfolio keeps portfolios apart within --all; add --all") }
     }
@@ -80,12 +84,22 @@ struct HoldingsCommand: Command {
         for pair in report.missingRates {
             context.warn("no \(pair) rate is known, so holdings priced in \(pair.prefix(3)) are left unpriced; record one with 'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'")
         }
+        let heldLots = lots ? report.holdings.map { reports.lots(of: $0.asset.id, portfolio: $0.portfolio, timeZone: context.timeZone) } : []
         if context.json {
-            context.printJSON(ReportJSON.holdings(report, currency: reports.baseCurrency))
+            var json = ReportJSON.holdings(report, currency: reports.baseCurrency)
+            if lots { json = LotText.withLots(json, report: report, lots: heldLots, zone: context.timeZone) }
+            context.printJSON(json)
             return .success
         }
         if report.holdings.isEmpty && report.cash.isEmpty {
             context.out("You hold nothing yet. Record a buy with: bitpal add buy bitcoin 0.5 42000\n")
+            return .success
+        }
+        if lots {
+            context.out(LotText.table(report, lots: heldLots, portfolioColumn: all, context: context))
+            context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
+                                   unpricedCost: report.unpricedCost, context: context))
+            context.noteConversion(reports)
             return .success
         }
         let style = context.style

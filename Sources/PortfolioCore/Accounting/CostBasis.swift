@@ -46,17 +46,17 @@ public struct Lot: Sendable, Equatable {
         self.acquired = acquired
         self.source = source
         self.order = order
-        unitCost = Lot.unitCost(basis, quantity)
+        unitCost = Lot.costPerUnit(basis, quantity)
     }
 
     /// basis ÷ quantity; the largest value when it does not fit (a huge basis on a dust quantity).
-    static func unitCost(_ basis: Exact36, _ quantity: Fixed18) -> Exact36 {
+    public static func costPerUnit(_ basis: Exact36, _ quantity: Fixed18) -> Exact36 {
         guard quantity.units > 0 else { return .zero }
         return (try? basis.divided(by: quantity)) ?? Exact36(negative: false, high: .max, low: .max)
     }
 
     /// What one unit cost (rounded at the 36th decimal).
-    public var costPerUnit: Exact36 { Lot.unitCost(basis, quantity) }
+    public var costPerUnit: Exact36 { Lot.costPerUnit(basis, quantity) }
 }
 
 /// What is held of one asset in one portfolio and what it cost, kept by the portfolio's method.
@@ -184,12 +184,12 @@ public struct Lots: Sendable {
                 }
                 lot.basis = try lot.basis + orphanBasis
                 orphanBasis = .zero
-                lot.unitCost = Lot.unitCost(lot.basis, lot.quantity)
+                lot.unitCost = Lot.costPerUnit(lot.basis, lot.quantity)
                 kept.append(lot)
             }
             if orphanBasis != .zero, let last = kept.indices.last {
                 kept[last].basis = try kept[last].basis + orphanBasis
-                kept[last].unitCost = Lot.unitCost(kept[last].basis, kept[last].quantity)
+                kept[last].unitCost = Lot.costPerUnit(kept[last].basis, kept[last].quantity)
             }
             if method == .hifo { kept.sort(by: Lots.hifoFirst) }
             lots = kept

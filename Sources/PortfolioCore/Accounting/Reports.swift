@@ -179,7 +179,7 @@ public struct Reports: Sendable {
         return try? inPriceCurrency.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
     }
 
-    private func includes(_ portfolio: String) -> Bool { portfolios?.contains(portfolio) ?? true }
+    func includes(_ portfolio: String) -> Bool { portfolios?.contains(portfolio) ?? true }
 
     /// Open holdings of the chosen portfolios: one line per asset (quantities and bases of one
     /// asset in several portfolios add), or with `byPortfolio` one per portfolio and asset.

@@ -139,8 +139,12 @@ public final class Session {
 
     /// The replay of `book`; records that break a rule are left out (with `replaying`) and the
     /// problems reported as a notice. `names` words them. Cash movements are kept only with `cashMovements`.
-    public func checkedLedger(_ book: Book, replaying: Bool = true, cashMovements: Bool = false, names: MessageNames) -> Ledger {
-        let checked = book.checked(now: now, replaying: replaying, cashMovements: cashMovements)
+    public func checkedLedger(_ book: Book, replaying: Bool = true, cashMovements: Bool = false, names: MessageNames,
+                              tune: (inout LedgerOptions) -> Void = { _ in }) -> Ledger {
+        var options = book.ledgerOptions
+        options.keepingCashMovements = cashMovements
+        tune(&options)
+        let checked = book.checked(now: now, replaying: replaying, options: options)
         if !checked.problems.isEmpty {
             let lines = (try? store.transactionLines()) ?? []
             let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }
@@ -152,8 +156,11 @@ public final class Session {
     /// The reports of `portfolios` with fresh-enough prices: replays every portfolio and (with
     /// `refresh`) fetches prices first when a held coin's newest quote is over 60 s old, unless
     /// offline. Registered assets are never fetched.
-    public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames) throws -> Reports {
-        let ledger = checkedLedger(book, names: names)
+    ///
+    /// `tune` changes how the book is replayed (disposals kept, a method tried in place of a portfolio's own).
+    public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames,
+                        tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
+        let ledger = checkedLedger(book, names: names, tune: tune)
         var prices = priceBook(book)
         // Values in the chosen portfolios' base (the default portfolio's when they differ).
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
@@ -467,5 +474,71 @@ public final class Session {
             notify(.pricesNotRefreshed(error))
         }
         return book
+    }
+}
+
+/// One cost-basis method's figures for a portfolio (`compare`).
+public struct MethodComparison: Sendable, Equatable {
+    public var method: CostBasisMethod
+    /// The portfolio's own method.
+    public var current: Bool
+    /// Realized in the period (all time without one).
+    public var realized: Exact36
+    /// `nil` under `average`.
+    public var shortTerm: Exact36?
+    public var longTerm: Exact36?
+    /// Over the priced holdings; `nil` when none is priced.
+    public var unrealized: Exact36?
+    public var openBasis: Exact36?
+}
+
+extension Session {
+    /// What every method gives for `portfolio` (`compare`): the book replayed once per method with
+    /// that portfolio's method replaced (nothing written; lots that moves bring from other
+    /// portfolios arrive as their source's own method took them).
+    public func compare(_ book: Book, portfolio: Portfolio, since: Date?, until: Date?, timeZone: TimeZone, refresh: Bool,
+                        currency: String? = nil, names: MessageNames) throws -> (reports: Reports, methods: [MethodComparison]) {
+        var first: Reports?
+        var rows: [MethodComparison] = []
+        for method in CostBasisMethod.allCases {
+            var reports: Reports
+            if var r = first {
+                var options = book.ledgerOptions
+                options.keepingCashMovements = false
+                options.keepingDisposals = true
+                options.methods[portfolio.name] = method
+                r.ledger = book.checked(now: now, options: options).ledger
+                reports = r
+            } else {
+                reports = try self.reports(book, portfolios: [portfolio.name], refresh: refresh, currency: currency, names: names) {
+                    $0.keepingDisposals = true
+                    $0.methods[portfolio.name] = method
+                }
+                first = reports
+            }
+            let gains = reports.gains(since: since, until: until, timeZone: timeZone)
+            let holdings = reports.holdings()
+            let priced = holdings.holdings.count > holdings.unpricedCount
+            rows.append(MethodComparison(
+                method: method, current: method == portfolio.costBasisMethod, realized: gains.total,
+                shortTerm: method == .average ? nil : gains.shortTerm ?? .zero, longTerm: method == .average ? nil : gains.longTerm ?? .zero,
+                unrealized: priced ? holdings.unrealizedPnL : nil, openBasis: priced ? holdings.totalCost : nil))
+        }
+        guard let reports = first else { throw PortfolioError.portfolioNotFound(portfolio.name) }
+        return (reports, rows)
+    }
+
+    /// What one record did (`explain`): the book replayed up to and through it, by its portfolio's
+    /// method; with what is left of the lots it made, wherever moves took them.
+    public func explain(_ book: Book, index: Int, names: MessageNames) -> (explanation: Explanation?, remaining: [(portfolio: String, lot: Lot)]) {
+        let id = book.transactions[index].id
+        let ledger = checkedLedger(book, names: names) { $0.explaining = id }
+        var remaining: [(String, Lot)] = []
+        let asset = book.transactions[index].assetId
+        for p in ledger.positions.values where p.key.assetId == asset && p.isOpen {
+            for lot in p.lots.open where lot.source == id { remaining.append((p.key.portfolio, lot)) }
+        }
+        remaining.sort { $0.0 < $1.0 }
+        return (ledger.explanation, remaining)
     }
 }

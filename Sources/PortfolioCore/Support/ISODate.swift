@@ -264,6 +264,12 @@ public enum ISODate {
         return era * 146_097 + doe - 719_468
     }
 
+    /// The local calendar day `date` falls on in `timeZone`, as days since 1970-01-01.
+    public static func dayNumber(of date: Date, in timeZone: TimeZone) -> Int64 {
+        let (y, m, d) = localDay(of: date, in: timeZone)
+        return days(fromCivil: y, m, d)
+    }
+
     /// The calendar day (year, month, day) `n` days after 1970-01-01.
     public static func civilDay(fromDays n: Int64) -> (Int64, Int64, Int64) { civil(fromDays: n) }
 
