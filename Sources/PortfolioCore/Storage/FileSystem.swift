@@ -35,7 +35,12 @@ public enum FileSystem {
     /// `attempt` may not keep a prefix it declines: the next one is read into the same memory.
     public static func readPrefixes<T>(_ path: String, limit: Int = defaultReadLimit, allowStreams: Bool = false, first: Int?,
                                        _ attempt: (ByteBuffer, _ complete: Bool) throws(StoreError) -> T?) throws(StoreError) -> T? {
-        var fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        // A pipe named on purpose (`import <(…)`, a FIFO) is opened like any pipe: waiting for its
+        // writer. Opening it without blocking first would let a quick writer write, close and be
+        // gone before the blocking open, which would then wait forever.
+        var named = stat()
+        let stream = allowStreams && stat(path, &named) == 0 && [S_IFIFO, S_IFCHR].contains(named.st_mode & S_IFMT)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (stream ? 0 : O_NONBLOCK))
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw StoreError(path: path, reason: .unreadable(errorText()))
@@ -45,11 +50,10 @@ public enum FileSystem {
         guard fstat(fd, &st) == 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
         let kind = st.st_mode & S_IFMT
         if allowStreams && (kind == S_IFIFO || kind == S_IFCHR) {
-            // A pipe named on purpose (`import <(…)`) is read like any pipe: wait for its writer.
-            let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-            guard blocking >= 0 else { throw StoreError(path: path, reason: .unreadable(errorText())) }
-            close(fd)
-            fd = blocking
+            if !stream {
+                // It became a pipe between the two looks: read it without blocking on a writer.
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            }
         } else if let kind = nonRegularKind(st.st_mode) {
             throw StoreError(path: path, reason: .unreadable("it is \(kind), not a regular file"))
         }
