@@ -210,9 +210,10 @@ struct CompareCommand: Command {
         details: """
         Replays the portfolio under average, fifo, lifo and hifo, side by side; nothing is written.
         REALIZED covers the period (all time without one), UNREALIZED and OPEN BASIS the priced
-        holdings now. Over all time, realized + unrealized is the same under every method; only when
-        it is realized differs. The portfolio's own method is marked; 'bitpal portfolio edit NAME
-        --method M' changes it. Lots that moves brought from other portfolios come as those took them.
+        holdings now. Over all time, realized + unrealized is the same under every method (only when
+        it is realized differs) unless transfer-outs or moves took basis away, which the method picks
+        too. The portfolio's own method is marked; 'bitpal portfolio edit NAME --method M' changes
+        it. Lots that moves brought from other portfolios come as those took them.
         """,
         examples: ["bitpal compare", "bitpal compare --year 2024", "bitpal -p trading compare --json"])
 
