@@ -13,6 +13,9 @@ struct Period {
         OptionSpec("--until", "DATE", "up to this day or time (inclusive; a day covers the whole day)"),
     ]
 
+    /// All time.
+    init() {}
+
     init(parsing a: inout ArgumentList) throws {
         year = try a.popOption("--year").map { text in
             guard text.count == 4, let y = Int(text), (1900...9999).contains(y) else {

@@ -6,7 +6,7 @@ struct DemoCommand: Command {
         name: "demo", summary: "Show bitpal on a sample portfolio (never touches your data)",
         options: [OptionSpec("--keep", "DIR", "keep the sample in DIR (a new or empty folder) to explore with --data-dir DIR")],
         group: "Getting started",
-        details: "Builds a sample book (coins, a registered stock with a dividend and a split, a reward, a transfer,\na swap, a second portfolio fed by a move, manual prices) in a temporary folder, prints the latest\ntransactions, holdings by portfolio, income, closed positions and the summary, then removes the\nfolder. Offline.",
+        details: "Builds a sample book (coins, a registered stock with a dividend and a split, a reward, a transfer,\na swap, a second portfolio fed by a move, manual prices) in a temporary folder, prints the latest\ntransactions, holdings by portfolio, income, closed positions, the cost-basis methods compared\nand the summary, then removes the folder. Offline.",
         examples: ["bitpal demo", "bitpal demo --keep /tmp/bitpal-demo && bitpal --data-dir /tmp/bitpal-demo list"])
 
     var keep: String?
@@ -133,6 +133,8 @@ struct DemoCommand: Command {
         _ = try IncomeCommand(all: false).run(demo)
         demo.out("\n" + bold("$ bitpal closed") + "\n")
         _ = try ClosedCommand().run(demo)
+        demo.out("\n" + bold("$ bitpal compare") + "\n")
+        _ = try CompareCommand(period: Period(), currency: nil).run(demo)
         demo.out("\n" + bold("$ bitpal summary --all") + "\n")
         _ = try SummaryCommand(all: true).run(demo)
         if keep != nil {
@@ -148,6 +150,13 @@ struct DemoCommand: Command {
             """)
         }
         return .success
+    }
+}
+
+extension CompareCommand {
+    init(period: Period, currency: String?) {
+        self.period = period
+        self.currency = currency
     }
 }
 
