@@ -248,6 +248,7 @@ extension Ledger {
             var broken = brokenLinks
             var appliedLeg: [UUID: Int] = [:]
             var undo: Int?
+            var restart = false
             for i in order where !excluded.contains(i) {
                 let link = transactions[i].linkedId
                 if let kept = keptOut[i] {
@@ -264,17 +265,21 @@ extension Ledger {
                     if let link { appliedLeg[link] = i }
                 } catch {
                     failures.append((i, error))
-                    guard let link else { continue }
-                    broken.insert(link)
-                    if let partner = appliedLeg[link] {
-                        undo = partner
+                    if let link {
+                        broken.insert(link)
+                        undo = appliedLeg[link]
+                    }
+                    // A partner already applied, or a record that failed half-way (`damaged`): start
+                    // again with every record left out so far kept out.
+                    if undo != nil || ledger.damaged {
+                        restart = true
                         break
                     }
                 }
             }
-            guard let partner = undo else { return (ledger, failures) }
+            guard restart else { return (ledger, failures) }
             for (i, error) in failures { keptOut.updateValue(error, forKey: i) }
-            keptOut.updateValue(nil, forKey: partner)
+            if let partner = undo { keptOut.updateValue(nil, forKey: partner) }
         }
     }
 

@@ -105,7 +105,8 @@ public struct KindRule: Sendable {
     public var amountIsMoney: Bool
     /// Only an adjustment's amount may be negative.
     public var signed: Bool
-    /// The replay's steps, in order; `negativeSteps` for a negative adjustment.
+    /// The replay's steps, in order; `negativeSteps` for a negative adjustment. A cash step comes
+    /// first, so that a record that would overdraw is refused before any lot has changed.
     public var steps: [Step]
     public var negativeSteps: [Step]
     /// What the kind does to cash as a leg of a swap (linked buy and sell), in place of its own cash step.
@@ -129,10 +130,10 @@ public struct KindRule: Sendable {
     /// Every kind, in the order help lists them.
     public static let table: [KindRule] = [
         KindRule(type: .buy, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
-                 signed: false, steps: [.acquire(.grossPlusFee), .cash(.spendGrossPlusFee)], negativeSteps: [],
+                 signed: false, steps: [.cash(.spendGrossPlusFee), .acquire(.grossPlusFee)], negativeSteps: [],
                  arguments: "ASSET AMOUNT PRICE", summary: "units bought at a price per unit (or --total); the fee adds to the basis"),
         KindRule(type: .sell, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
-                 signed: false, steps: [.dispose(.sale), .cash(.receiveGrossMinusFee)], negativeSteps: [], swapLegCash: .spendFee,
+                 signed: false, steps: [.cash(.receiveGrossMinusFee), .dispose(.sale)], negativeSteps: [], swapLegCash: .spendFee,
                  arguments: "ASSET AMOUNT PRICE", summary: "units sold at a price per unit (or --total); realizes a gain or a loss"),
         KindRule(type: .transferIn, price: .nonNegative, takesTotal: false, fee: .money, hasCurrency: true, amountIsMoney: false,
                  signed: false, steps: [.acquire(.grossPlusFee)], negativeSteps: [],
@@ -144,10 +145,10 @@ public struct KindRule: Sendable {
                  signed: false, steps: [.acquire(.gross), .income(.value)], negativeSteps: [],
                  arguments: "ASSET AMOUNT PRICE", summary: "units earned (staking, airdrop), income at their fair value per unit"),
         KindRule(type: .dividend, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true, amountIsMoney: true,
-                 signed: false, steps: [.income(.netOfTax), .cash(.receiveNetOfTax)], negativeSteps: [],
+                 signed: false, steps: [.cash(.receiveNetOfTax), .income(.netOfTax)], negativeSteps: [],
                  arguments: "ASSET AMOUNT", summary: "money paid out, gross; --fee is the tax withheld"),
         KindRule(type: .interest, asset: .optional, price: .none, takesTotal: false, fee: .taxWithheld, hasCurrency: true,
-                 amountIsMoney: true, signed: false, steps: [.income(.netOfTax), .cash(.receiveNetOfTax)], negativeSteps: [],
+                 amountIsMoney: true, signed: false, steps: [.cash(.receiveNetOfTax), .income(.netOfTax)], negativeSteps: [],
                  arguments: "ASSET AMOUNT", summary: "interest or a coupon paid, gross; --fee is the tax withheld"),
         KindRule(type: .adjustment, price: .none, takesTotal: false, fee: .none, hasCurrency: false, amountIsMoney: false,
                  signed: true, steps: [.acquire(.zero)], negativeSteps: [.dispose(.loss)],

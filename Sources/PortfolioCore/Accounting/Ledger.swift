@@ -269,6 +269,9 @@ public struct Ledger: Sendable {
     public let options: LedgerOptions
     /// Records applied so far: the recording order of the lots they make.
     private var applied = 0
+    /// A record failed after changing a position's lots (an amount too large to compute exactly):
+    /// the ledger no longer holds the books without it, and a forgiving replay starts again.
+    public private(set) var damaged = false
     /// The portfolios that keep a cash ledger.
     public let cashTracked: Set<String>
     /// Cash balances of the portfolios that track cash, per currency.
@@ -335,7 +338,18 @@ public struct Ledger: Sendable {
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
         let key = PositionKey(portfolio: tx.portfolio, assetId: tx.assetId)
         let slot = positions.index(forKey: key)
-        var p = slot.map { positions.values[$0] } ?? Position(key: key, method: method(of: tx.portfolio))
+        // The position is taken out of the table while it changes, so that its lots are changed in
+        // place rather than copied (the table would otherwise share them); it goes back either way.
+        var p = Position(key: key, method: method(of: tx.portfolio))
+        if let slot { swap(&p, &positions.values[slot]) }
+        var changedInPlace = false
+        /// A cash step comes first (`KindRule.steps`); the overdraw it finds is thrown before any lot
+        /// changes, yet after the checks of the later steps, whose errors come first as they always have.
+        var overdraw: PortfolioError?
+        func willChange() throws(PortfolioError) {
+            if let overdraw { throw overdraw }
+            changedInPlace = true
+        }
         let totalsSlot = portfolioTotals.firstIndex { $0.portfolio == tx.portfolio }
         var t = totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals()
         var event: IncomeEvent?
@@ -363,6 +377,7 @@ public struct Ledger: Sendable {
                      date: tx.date, method: p.lots.method, quantity: quantity, proceeds: proceeds, fee: fee, basis: basis, gain: gain,
                      realizes: realizes, isNetworkFee: networkFee, poolBefore: pool, parts: parts)
         }
+        do throws(PortfolioError) {
         for step in rule.steps(negative: tx.negative) {
             switch step {
             case let .acquire(cost):
@@ -378,6 +393,7 @@ public struct Ledger: Sendable {
                     let arriving = try Ledger.arriving(lots, fee: try base(Exact36(fee)), convert: base, at: tx, order: applied)
                     var sum = Exact36.zero
                     for lot in arriving {
+                        try willChange()
                         try p.lots.receive(lot)
                         sum = try sum + lot.basis
                     }
@@ -390,6 +406,7 @@ public struct Ledger: Sendable {
                     case .gross: basis = try base(tx.gross)
                     case .zero: basis = .zero
                     }
+                    try willChange()
                     try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date, source: tx.id, order: applied)
                     if explaining { made = [Lot(quantity: tx.amountValue, basis: basis, acquired: tx.date, source: tx.id, order: applied)] }
                 }
@@ -406,6 +423,7 @@ public struct Ledger: Sendable {
                 }
                 let pool = keepingParts && p.lots.method == .average ? p.lots.open.first : nil
                 let moves = mode == .transfer && tx.linkedId != nil
+                try willChange()
                 let (basis, parts) = try p.lots.dispose(quantity: tx.amountValue, keepingParts: keepingParts || moves)
                 switch mode {
                 case .sale:
@@ -478,8 +496,8 @@ public struct Ledger: Sendable {
                 let before = cash[CashKey(portfolio: tx.portfolio, currency: currency)] ?? .zero
                 let after = try before + change
                 if after < .zero {
-                    throw .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
-                                                          id: tx.id, needed: try Exact36.zero - change, available: before))
+                    overdraw = .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
+                                                               id: tx.id, needed: try Exact36.zero - change, available: before))
                 }
                 cashCost = try base(change)
                 movement = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
@@ -487,11 +505,20 @@ public struct Ledger: Sendable {
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
+                    try willChange()
                     try p.lots.scale(by: tx.amountValue, over: divisor)
                     p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
                     p.cycleSold = p.cycleSold.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
                 }
             }
+        }
+        if let overdraw { throw overdraw }
+        } catch {
+            // Only an amount too large to compute exactly fails once a lot has changed; the books of
+            // this position are then no longer those before the record (`damaged`).
+            if let slot { swap(&p, &positions.values[slot]) }
+            if changedInPlace { damaged = true }
+            throw error
         }
         // Everything computed: commit.
         applied += 1
