@@ -156,4 +156,32 @@ final class CostBasisCLITests: XCTestCase {
         XCTAssertEqual(s.run(["gains", "--since", "2024-06-01", "--until", "2024-01-01"]).code, .usage)
         XCTAssertEqual(s.run(["compare", "--year", "x"]).code, .usage)
     }
+    /// A move brings its lots, with their first acquisitions, into a portfolio of another base and method.
+    func testAMoveBringsItsLotsAcrossBases() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--method", "fifo"])
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--method", "hifo"])
+        s.ok(["fx", "set", "EUR", "USD", "1.25", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "50000", "--date", "2024-02-01"])
+        s.ok(["move", "btc", "1.5", "--to", "eu", "--date", "2024-03-01"])
+        s.ok(["-p", "eu", "add", "sell", "btc", "0.5", "60000", "--date", "2024-04-01"])
+        let ids = try ids(s)
+        let moveIn = try XCTUnwrap(ids.first { id in
+            (try? json(s, ["explain", id]))?["type"] as? String == "transfer-in"
+        })
+        let e = try json(s, ["explain", moveIn])
+        let lots = try XCTUnwrap(e["lots"] as? [[String: Any]])
+        XCTAssertEqual(lots.map { $0["transactionId"] as? String }, [ids[0], ids[1]], "the lots of their first acquisitions")
+        XCTAssertEqual(lots.map { $0["acquiredDate"] as? String }, ["2024-01-01", "2024-02-01"])
+        XCTAssertEqual(lots.map { $0["basis"] as? String }, ["24000.00", "20000.00"], "converted at the move's rate: 1 USD = 0.8 EUR")
+        // HIFO in 'eu' sold the dearer lot (0.5 at 40000 EUR a unit): the first lot is what is left.
+        XCTAssertEqual((e["remaining"] as? [String: Any])?["quantity"] as? String, "1")
+        XCTAssertEqual((e["remaining"] as? [String: Any])?["basis"] as? String, "24000.00")
+        let gains = try json(s, ["-p", "eu", "gains"])
+        let row = try XCTUnwrap((gains["rows"] as? [[String: Any]])?.first)
+        XCTAssertEqual(row["basis"] as? String, "20000.00")
+        XCTAssertEqual(row["gain"] as? String, "10000.00")
+        XCTAssertEqual((row["lots"] as? [[String: Any]])?.first?["transactionId"] as? String, ids[1])
+    }
 }

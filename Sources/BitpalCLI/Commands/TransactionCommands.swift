@@ -60,7 +60,7 @@ enum TransactionOptions {
             s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
             if let p = t.priceValue { s += " at \(Human.price(p.decimal))" }
             if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
-            s += ", \(t.type == .reward ? "income" : "total") \(Human.money(t.total))"
+            if !(t.type == .transferIn && t.priceValue == nil) { s += ", \(t.type == .reward ? "income" : "total") \(Human.money(t.total))" }
         case .transferOut:
             s = "transfer-out \(amount) \(label(t.assetId))"
             if t.fee > 0 { s += ", fee \(Human.quantity(t.fee)) \(symbol(t.assetId))" }

@@ -531,12 +531,16 @@ extension Session {
     /// What one record did (`explain`): the book replayed up to and through it, by its portfolio's
     /// method; with what is left of the lots it made, wherever moves took them.
     public func explain(_ book: Book, index: Int, names: MessageNames) -> (explanation: Explanation?, remaining: [(portfolio: String, lot: Lot)]) {
-        let id = book.transactions[index].id
-        let ledger = checkedLedger(book, names: names) { $0.explaining = id }
+        let tx = book.transactions[index]
+        let ledger = checkedLedger(book, names: names) { $0.explaining = tx.id }
         var remaining: [(String, Lot)] = []
-        let asset = book.transactions[index].assetId
-        for p in ledger.positions.values where p.key.assetId == asset && p.isOpen {
-            for lot in p.lots.open where lot.source == id { remaining.append((p.key.portfolio, lot)) }
+        // A move's receiving leg made no lot of its own: it brought the lots of their first acquisitions.
+        let brought = tx.type == .transferIn && tx.linkedId != nil
+        let sources = Set((ledger.explanation?.made ?? []).compactMap(\.source))
+        for p in ledger.positions.values where p.key.assetId == tx.assetId && p.isOpen && (!brought || p.key.portfolio == tx.portfolio) {
+            for lot in p.lots.open where brought ? lot.source.map(sources.contains) ?? false : lot.source == tx.id {
+                remaining.append((p.key.portfolio, lot))
+            }
         }
         remaining.sort { $0.0 < $1.0 }
         return (ledger.explanation, remaining)
