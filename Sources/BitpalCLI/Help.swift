@@ -2,7 +2,7 @@ import PortfolioCore
 
 /// Help text, assembled from the command table.
 enum Help {
-    static let groups = ["Getting started", "Transactions", "Reports", "Assets and portfolios", "Cash and currencies", "Prices", "Coins and watchlist", "Other"]
+    static let groups = ["Getting started", "Transactions", "Reports", "Assets and portfolios", "Cash and currencies", "Targets", "Prices", "Coins and watchlist", "Other"]
 
     static func overview() -> String {
         var s = """

@@ -52,6 +52,44 @@ public struct Asset: Hashable, Sendable {
     }
 }
 
+/// A portfolio's target mix (allocation-plans.md): percentages by asset type or by asset that add
+/// up to exactly 100; the class `cash` is the portfolio's cash under either basis.
+public struct Targets: Hashable, Sendable {
+    public enum Basis: String, CaseIterable, Sendable { case type, asset }
+
+    public var by: Basis
+    /// (class, percent), in the order given.
+    public var weights: [Weight]
+
+    public struct Weight: Hashable, Sendable {
+        public var target: String
+        public var percent: Fixed18
+
+        public init(_ target: String, _ percent: Fixed18) {
+            self.target = target
+            self.percent = percent
+        }
+    }
+
+    public init(by: Basis, weights: [Weight]) {
+        self.by = by
+        self.weights = weights
+    }
+
+    /// Σ percent (`nil` past 128 bits).
+    public var sum: Fixed18? {
+        var total = Fixed18.zero
+        for w in weights {
+            guard let t = try? total.adding(w.percent) else { return nil }
+            total = t
+        }
+        return total
+    }
+
+    /// The class a holding of `asset` belongs to.
+    public func target(of asset: AssetLabel) -> String { by == .type ? asset.type.rawValue : asset.id }
+}
+
 /// A named portfolio: transactions belong to exactly one.
 public struct Portfolio: Hashable, Sendable {
     public static let mainName = "main"
@@ -66,6 +104,8 @@ public struct Portfolio: Hashable, Sendable {
     public var trackCash: Bool
     /// Which basis leaves on a disposal: the pool (`average`, the default) or lots.
     public var costBasisMethod: CostBasisMethod
+    /// The target mix (`target set`), or `nil`.
+    public var targets: Targets?
 
     public init(name: String, baseCurrency: String = "USD", description: String? = nil, active: Bool = true,
                 createdDate: Date = ISODate.epoch2024, trackCash: Bool = false, costBasisMethod: CostBasisMethod = .average) {

@@ -239,6 +239,24 @@ public struct Exact36: Hashable, Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Rounded half away from zero to `scale` decimals (0…36), as an exact value (cents: 2).
+    public func rounded(scale requested: Int) -> Exact36 {
+        let scale = min(max(requested, 0), 36)
+        guard scale < 36 else { return self }
+        let divisor = Exact36.pow10(36 - scale)
+        let (qh, rh) = high.quotientAndRemainder(dividingBy: divisor)
+        var (ql, r) = divisor.dividingFullWidth((high: rh, low: low))
+        var carry: UInt128 = 0
+        if r >= divisor - r {
+            let (sum, over) = ql.addingReportingOverflow(1)
+            ql = sum
+            carry = over ? 1 : 0
+        }
+        let quotient = Exact36(negative: negative, high: qh &+ carry, low: ql)
+        let back = (try? quotient.multiplied(by: Fixed18(units: divisor), dividedBy: Fixed18(units: 1))) ?? self
+        return back.isZero ? .zero : back
+    }
+
     static func pow10(_ n: Int) -> UInt128 { (0..<n).reduce(UInt128(1)) { acc, _ in acc * 10 } }
 
     /// The decimal digits of `high·2¹²⁸ + low` ("0" for zero), by repeated division by 10¹⁹.

@@ -107,6 +107,14 @@ public enum PortfolioCodec {
         // Written only when on, so a file of portfolios without cash reads the same in every build.
         if f.trackCash { w.key("trackCash"); w.bool(true) }
         if f.costBasisMethod != .average { w.key("costBasisMethod"); w.string(f.costBasisMethod.rawValue) }
+        if let t = f.targets {
+            w.key("targets"); w.beginInlineObject()
+            w.key("by"); w.string(t.by.rawValue)
+            w.key("weights"); w.beginInlineObject()
+            for weight in t.weights { w.key(weight.target); w.string(weight.percent.text) }
+            w.endObject()
+            w.endObject()
+        }
         w.endObject()
     }
 
@@ -463,6 +471,7 @@ public enum PortfolioCodec {
     static func readPortfolio(_ r: inout JSONReader) throws(JSONReadError) -> Portfolio {
         var name: String?, base = "USD", description: String?, active = true, created = ISODate.epoch2024, cash = false
         var method = CostBasisMethod.average
+        var targets: Targets?
         try r.beginObject()
         while let k = try r.nextKey() {
             switch k {
@@ -478,12 +487,41 @@ public enum PortfolioCodec {
                     throw r.error("unknown cost-basis method '\(TextEscaping.escaped(text))' (average, fifo, lifo or hifo)")
                 }
                 method = m
+            case "targets":
+                if r.consumeNull() { break }
+                targets = try readTargets(&r)
             default: try r.skipValue()
             }
         }
         guard let name else { throw r.error("a portfolio needs a name") }
-        return Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created, trackCash: cash,
-                         costBasisMethod: method)
+        var p = Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created, trackCash: cash,
+                          costBasisMethod: method)
+        p.targets = targets
+        return p
+    }
+
+    /// `{"by": "type" | "asset", "weights": {"stock": "60", …}}`.
+    static func readTargets(_ r: inout JSONReader) throws(JSONReadError) -> Targets {
+        var by = Targets.Basis.type
+        var weights: [Targets.Weight] = []
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "by":
+                let text = try r.readString()
+                guard let b = Targets.Basis(rawValue: text) else { throw r.error("targets are by 'type' or by 'asset', not '\(TextEscaping.escaped(text))'") }
+                by = b
+            case "weights":
+                try r.beginObject()
+                while let target = try r.nextKey() {
+                    let text = try r.readString()
+                    guard let percent = Fixed18.parse(utf8: text.utf8) else { throw r.error("the target of '\(TextEscaping.escaped(target))' is not a number: '\(TextEscaping.escaped(text))'") }
+                    weights.append(Targets.Weight(target, percent))
+                }
+            default: try r.skipValue()
+            }
+        }
+        return Targets(by: by, weights: weights)
     }
 
     static func readAsset(_ r: inout JSONReader) throws(JSONReadError) -> Asset {
