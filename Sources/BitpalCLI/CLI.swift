@@ -14,6 +14,7 @@ public struct CLI {
         HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, IncomeCommand.self, GainsCommand.self, CompareCommand.self,
         ExplainCommand.self, WidgetCommand.self,
         TargetSetCommand.self, TargetClearCommand.self, TargetShowCommand.self, AllocationCommand.self,
+        PlanAddCommand.self, PlanListCommand.self, PlanShowCommand.self, PlanEditCommand.self, PlanRemoveCommand.self,
         AssetAddCommand.self, AssetListCommand.self, AssetShowCommand.self, AssetEditCommand.self, AssetRemoveCommand.self,
         PortfolioListCommand.self, PortfolioAddCommand.self, PortfolioEditCommand.self, PortfolioDefaultCommand.self,
         PortfolioRemoveCommand.self,
@@ -27,7 +28,7 @@ public struct CLI {
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
-    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list", "target": "show"]
+    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list", "target": "show", "plan": "list"]
 
     public var environment: Environment
     public var console: Console

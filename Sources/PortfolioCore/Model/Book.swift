@@ -153,6 +153,8 @@ public struct Book: Sendable, Equatable {
     public var manualPrices: [Quote]
     /// Exchange rates, in recording order (`fx set`).
     public var fxRates: [FXRate] = []
+    /// Investment plans (`plan add`).
+    public var plans: [InvestmentPlan] = []
     /// Top-level keys this build does not know, with their JSON text, kept as they were.
     public var unknownKeys: [(key: String, json: [UInt8])] = []
     /// The version the file was read in (1 for a file to migrate on the first write).
@@ -177,7 +179,7 @@ public struct Book: Sendable, Equatable {
     public static func == (a: Book, b: Book) -> Bool {
         a.defaultPortfolio == b.defaultPortfolio && a.portfolios == b.portfolios && a.assets == b.assets
             && a.transactions == b.transactions && a.watchlist == b.watchlist && a.manualPrices == b.manualPrices
-            && a.fxRates == b.fxRates
+            && a.fxRates == b.fxRates && a.plans == b.plans
             && a.unknownKeys.map(\.key) == b.unknownKeys.map(\.key) && a.unknownKeys.map(\.json) == b.unknownKeys.map(\.json)
     }
 

@@ -69,8 +69,59 @@ public enum PortfolioCodec {
             }
             w.endArray()
         }
+        if !p.plans.isEmpty {
+            w.key("plans")
+            w.beginArray()
+            for plan in p.plans { writePlan(plan, to: &w) }
+            w.endArray()
+        }
         w.key("transactions")
         w.beginArray()
+    }
+
+    static func writePlan(_ p: InvestmentPlan, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("name"); w.string(p.name)
+        w.key("portfolio"); w.string(p.portfolio)
+        w.key("target"); w.fixed(p.target)
+        w.key("byDate"); w.date(p.byDate)
+        w.key("monthly"); if let m = p.monthly { w.fixed(m) } else { w.null() }
+        w.key("expectedReturn"); w.fixed(p.expectedReturn)
+        w.key("startDate"); w.date(p.startDate)
+        w.key("risk"); w.string(p.risk.rawValue)
+        w.key("status"); w.string(p.status.rawValue)
+        w.key("notes"); w.string(p.notes)
+        w.endObject()
+    }
+
+    static func readPlan(_ r: inout JSONReader) throws(JSONReadError) -> InvestmentPlan {
+        var name: String?, portfolio: String?, target: Fixed18?, by: Date?, monthly: Fixed18?, ret = Fixed18.zero, start: Date?
+        var risk = InvestmentPlan.Risk.moderate, status = InvestmentPlan.Status.active, notes: String?
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "name": name = try r.readString()
+            case "portfolio": portfolio = try r.readStringOrNull()
+            case "target": target = try readFixed(&r)
+            case "byDate": by = try readDate(&r)
+            case "monthly": monthly = r.consumeNull() ? nil : try readFixed(&r)
+            case "expectedReturn": ret = try readFixed(&r)
+            case "startDate": start = try readDate(&r)
+            case "risk":
+                let text = try r.readString()
+                guard let v = InvestmentPlan.Risk(rawValue: text) else { throw r.error("unknown risk level '\(TextEscaping.escaped(text))'") }
+                risk = v
+            case "status":
+                let text = try r.readString()
+                guard let v = InvestmentPlan.Status(rawValue: text) else { throw r.error("unknown plan status '\(TextEscaping.escaped(text))'") }
+                status = v
+            case "notes": notes = try r.readStringOrNull()
+            default: try r.skipValue()
+            }
+        }
+        guard let name, let target, let by else { throw r.error("a plan needs name, target and byDate") }
+        return InvestmentPlan(name: name, portfolio: portfolio, target: target, byDate: by, monthly: monthly, expectedReturn: ret,
+                              startDate: start ?? by, risk: risk, status: status, notes: notes)
     }
 
     /// Everything after the last transaction record.
@@ -339,6 +390,9 @@ public enum PortfolioCodec {
                 case "fxRates":
                     try r.beginArray()
                     while try r.nextElement() { p.fxRates.append(try readRate(&r)) }
+                case "plans":
+                    try r.beginArray()
+                    while try r.nextElement() { p.plans.append(try readPlan(&r)) }
                 default:
                     r.skipSpace()
                     let start = r.mark
