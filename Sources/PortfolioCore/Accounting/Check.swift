@@ -100,6 +100,56 @@ extension Book {
     ///
     /// `cashMovements` keeps every change of a tracked cash balance in the ledger (for `cash history`).
     public func checked(now: Date, replaying: Bool = true, cashMovements: Bool = true) -> CheckedHistory {
+        checked(now: now, replaying: replaying, cashMovements: cashMovements, parallel: transactions.count >= Parallel.minimumRecords)
+    }
+
+    /// `checked`; with `parallel`, the replay runs on a second thread while the records' own rules are
+    /// checked, on the guess that none breaks one (the replay then leaves nothing out). When one does,
+    /// that replay is thrown away and the book replayed again without them: the result is the same.
+    func checked(now: Date, replaying: Bool, cashMovements: Bool, parallel: Bool) -> CheckedHistory {
+        let trackingCash = Set(portfolios.filter(\.trackCash).map(\.name))
+        guard replaying else { return CheckedHistory(ledger: Ledger(), problems: recordProblems(now: now).problems) }
+        if parallel {
+            let transactions = self.transactions
+            let (own, guess) = Parallel.run({ recordProblems(now: now) }, alongside: {
+                Ledger.replayForgiving(transactions, cashMovements: cashMovements, trackingCash: trackingCash)
+            })
+            if own.problems.isEmpty { return finish(problems: [], replay: guess) }
+            return replayed(own, cashMovements: cashMovements, trackingCash: trackingCash)
+        }
+        return replayed(recordProblems(now: now), cashMovements: cashMovements, trackingCash: trackingCash)
+    }
+
+    /// The replay of every record that breaks no rule of its own, and every problem.
+    private func replayed(_ own: (problems: [StoreProblem], excluded: Set<Int>), cashMovements: Bool, trackingCash: Set<String>) -> CheckedHistory {
+        // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
+        // (a duplicated record does not: its first copy is kept).
+        let broken = Set(own.problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
+        let replay = Ledger.replayForgiving(transactions, leavingOut: own.excluded, brokenLinks: broken, cashMovements: cashMovements,
+                                            trackingCash: trackingCash)
+        return finish(problems: own.problems, replay: replay)
+    }
+
+    /// The problems of the records on their own and of the replay, in file order.
+    private func finish(problems own: [StoreProblem], replay: (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)])) -> CheckedHistory {
+        var problems = own
+        for (i, error) in replay.failures {
+            let rule: StoreProblem.Rule = switch error {
+            case nil: .partnerLeftOut
+            case .insufficientQuantity?: .oversell
+            case .insufficientCash?: .overdraw
+            case .unlinkedTransferIn?: .unlinked
+            default: .tooLarge
+            }
+            problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
+        }
+        problems.sort { $0.index < $1.index }
+        return CheckedHistory(ledger: replay.ledger, problems: problems)
+    }
+
+    /// The rules each record breaks on its own (a duplicated id, a zero amount, a future date, an
+    /// unknown portfolio or asset …), in file order, and the records they leave out of the replay.
+    private func recordProblems(now: Date) -> (problems: [StoreProblem], excluded: Set<Int>) {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
@@ -142,24 +192,7 @@ extension Book {
                 excluded.insert(i)
             }
         }
-        guard replaying else { return CheckedHistory(ledger: Ledger(), problems: problems) }
-        // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
-        // (a duplicated record does not: its first copy is kept).
-        let broken = Set(problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
-        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken, cashMovements: cashMovements,
-                                                        trackingCash: Set(portfolios.filter(\.trackCash).map(\.name)))
-        for (i, error) in failures {
-            let rule: StoreProblem.Rule = switch error {
-            case nil: .partnerLeftOut
-            case .insufficientQuantity?: .oversell
-            case .insufficientCash?: .overdraw
-            case .unlinkedTransferIn?: .unlinked
-            default: .tooLarge
-            }
-            problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
-        }
-        problems.sort { $0.index < $1.index }
-        return CheckedHistory(ledger: ledger, problems: problems)
+        return (problems, excluded)
     }
 
     /// Whether a change from `before` to this book may be written: when the result breaks
