@@ -81,10 +81,23 @@ public struct JSONReader {
     /// zeros now, and `releasedLines` line breaks were among them.
     private var releasedUpTo = 0
     private var releasedLines = 0
+    /// Another reader of the same buffer runs at the same time (`init(sharing:at:)`): this one may not
+    /// use the buffer's scratch memory, so an escaped string read as bytes is an error here.
+    private var sharing = false
 
     /// Reads a copy of `source`.
     public init(bytes source: [UInt8]) {
         self.init(buffer: ByteBuffer(copying: source))
+    }
+
+    /// Reads `buffer` from `position` on, on one thread while another reader reads it on another: for a
+    /// reader that reads values, not containers, and is thrown away at its first error (whose line and
+    /// column it does not know). It leaves the buffer as it is (no scratch memory, no release).
+    init(sharing buffer: ByteBuffer, at position: Int) {
+        self.init(buffer: buffer)
+        self.position = min(max(position, 0), count)
+        releasedUpTo = self.position
+        sharing = true
     }
 
     /// Reads `buffer` in place (e.g. a whole file read by `FileSystem.readBuffer`).
@@ -337,6 +350,7 @@ public struct JSONReader {
             }
             high |= b
             if b == UInt8(ascii: "\\") || b < 0x20 {
+                if sharing { throw error("an escaped string, not read here") }
                 position = start - 1
                 let s = try readString()
                 return storage.keep(Array(s.utf8))
