@@ -259,10 +259,13 @@ extension Ledger {
                                        brokenLinks: Set<UUID> = [], cashMovements: Bool = true, trackingCash: Set<String> = [])
         -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
         let order = chronologicalIndices(transactions)
+        // Room for every income event at once (a large book's list would otherwise be copied as it grows).
+        let incomeRecords = transactions.count { $0.type == .reward || $0.type == .dividend || $0.type == .interest }
         /// Records kept out from the start of a pass (their error; `nil` for a partner).
         var keptOut: [Int: PortfolioError?] = [:]
         while true {
             var ledger = Ledger(trackingCash: trackingCash, keepingCashMovements: cashMovements)
+            ledger.income.reserveCapacity(incomeRecords)
             var failures: [(index: Int, error: PortfolioError?)] = []
             var broken = brokenLinks
             var appliedLeg: [UUID: Int] = [:]

@@ -53,7 +53,7 @@ public struct ClosedPosition: Sendable, Equatable {
     public var portfolio: String
     public var assetId: String
     /// Units acquired in the cycle (split-adjusted); `nil` when too large to keep exactly.
-    public var totalQuantity: Decimal?
+    public var totalQuantity: Decimal? { acquired?.decimal }
     /// Basis realized in the cycle (sales, swap disposals, transfer-out fees, losses).
     public var totalCost: Exact36
     /// Acquisition cost ÷ units acquired; `nil` when either was too large to keep exactly.
@@ -61,9 +61,30 @@ public struct ClosedPosition: Sendable, Equatable {
     /// Σ proceeds before fees ÷ Σ units sold; `nil` when nothing was sold.
     public var avgSellPrice: Exact36?
     public var realizedPnL: Exact36
-    public var realizedPnLPercentage: Decimal?
+    /// The realized gain over the basis realized, in the portfolio's base (as the cycle closed, so a
+    /// view in another currency keeps it).
+    public var realizedPnLPercentage: Decimal? { Percent.of(closingPnL, closingCost) }
     public var openedDate: Date
     public var closedDate: Date
+    /// What the `Decimal` views are made of, when asked for (a replay closes many cycles no report shows).
+    private let acquired: Fixed18?
+    private let closingPnL: Exact36
+    private let closingCost: Exact36
+
+    init(portfolio: String, assetId: String, acquired: Fixed18?, totalCost: Exact36, avgCostPrice: Exact36?, avgSellPrice: Exact36?,
+         realizedPnL: Exact36, openedDate: Date, closedDate: Date) {
+        self.portfolio = portfolio
+        self.assetId = assetId
+        self.acquired = acquired
+        self.totalCost = totalCost
+        self.avgCostPrice = avgCostPrice
+        self.avgSellPrice = avgSellPrice
+        self.realizedPnL = realizedPnL
+        self.openedDate = openedDate
+        self.closedDate = closedDate
+        closingPnL = realizedPnL
+        closingCost = totalCost
+    }
 }
 
 /// A dividend, interest payment or reward, as the replay saw it.
@@ -394,12 +415,11 @@ public struct Ledger: Sendable {
         closed.append(ClosedPosition(
             portfolio: p.key.portfolio,
             assetId: p.key.assetId,
-            totalQuantity: p.cycleAcquired?.decimal,
+            acquired: p.cycleAcquired,
             totalCost: p.cycleRealizedBasis,
             avgCostPrice: p.cycleAcquired.flatMap { units in p.cycleAcquisitionCost.flatMap { try? $0.divided(by: units) } },
             avgSellPrice: p.cycleSold.flatMap { units in units.units > 0 ? p.cycleSoldGross.flatMap { try? $0.divided(by: units) } : nil },
             realizedPnL: p.cycleRealized,
-            realizedPnLPercentage: Percent.of(p.cycleRealized, p.cycleRealizedBasis),
             openedDate: opened,
             closedDate: closedOn))
     }
