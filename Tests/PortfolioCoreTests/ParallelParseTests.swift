@@ -229,3 +229,18 @@ import Testing
         #expect(problems == book.checked(now: day("2030-01-01"), replaying: true, cashMovements: true, parallel: false).problems)
     }
 }
+
+@Suite struct LineBreakCountTests {
+    @Test func countingEightBytesAtATimeCountsEveryLineBreak() {
+        var g = SplitMix64(seed: 3)
+        let alphabet: [UInt8] = [0x0A, 0x0B, 0x09, 0x0D, 0x8A, 0x00, 0xFF, 0x20, 0x7F, 0x80, 0x41]
+        for round in 0..<300 {
+            let bytes = (0..<g.below(70)).map { _ in round % 2 == 0 ? alphabet[g.below(alphabet.count)] : UInt8(g.below(256)) }
+            for start in 0..<min(9, bytes.count + 1) {
+                let expected = bytes[start...].count { $0 == 0x0A }
+                let counted = bytes.withUnsafeBufferPointer { JSONReader.lineBreaks(in: UnsafeBufferPointer(rebasing: $0[start...])) }
+                #expect(counted == expected, "round \(round) from \(start)")
+            }
+        }
+    }
+}
