@@ -215,6 +215,8 @@ public struct Ledger: Sendable {
     private var moving: [UUID: Exact36] = [:]
     /// The portfolios that keep a cash ledger.
     public let cashTracked: Set<String>
+    /// The same few names in a list: comparing a name with each is cheaper than hashing it once.
+    private let cashTrackedList: [String]
     /// Cash balances of the portfolios that track cash, per currency.
     public private(set) var cash: [CashKey: Exact36] = [:]
     /// What each balance was worth in the portfolio's base when it moved: Σ changes at their own
@@ -227,6 +229,7 @@ public struct Ledger: Sendable {
 
     public init(trackingCash: Set<String> = [], keepingCashMovements: Bool = true) {
         cashTracked = trackingCash
+        cashTrackedList = trackingCash.sorted()
         keepsCashMovements = keepingCashMovements
     }
 
@@ -285,6 +288,8 @@ public struct Ledger: Sendable {
         var received = false
         var closes = false
         var movement: CashMovement?
+        /// Where the balance the movement changes is in `cash` (`nil`: a new one).
+        var cashSlot: Dictionary<CashKey, Exact36>.Index?
         var cashCost = Exact36.zero
         let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
@@ -364,7 +369,7 @@ public struct Ledger: Sendable {
                 event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
                                     date: tx.date, gross: gross, taxWithheld: tax, net: net)
             case .cash:
-                guard cashTracked.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
+                guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
                 let change: Exact36
                 switch flow {
                 case .spendGrossPlusFee: change = try Exact36.zero - tx.gross - Exact36(fee)
@@ -377,7 +382,8 @@ public struct Ledger: Sendable {
                 // Cash stays in its currency; what was put in counts at its own date's rate.
                 if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + base(change) }
                 let currency = tx.currency ?? ""
-                let before = cash[CashKey(portfolio: tx.portfolio, currency: currency)] ?? .zero
+                cashSlot = cash.index(forKey: CashKey(portfolio: tx.portfolio, currency: currency))
+                let before = cashSlot.map { cash.values[$0] } ?? .zero
                 let after = try before + change
                 if after < .zero {
                     throw .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
@@ -399,8 +405,12 @@ public struct Ledger: Sendable {
         if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
         if let movement {
             let k = CashKey(portfolio: movement.portfolio, currency: movement.currency)
-            cash[k] = movement.balance
-            cashAtCost[k] = (try? (cashAtCost[k] ?? .zero) + cashCost) ?? cashCost
+            if let cashSlot { cash.values[cashSlot] = movement.balance } else { cash[k] = movement.balance }
+            if let i = cashAtCost.index(forKey: k) {
+                cashAtCost.values[i] = (try? cashAtCost.values[i] + cashCost) ?? cashCost
+            } else {
+                cashAtCost[k] = cashCost
+            }
             if keepsCashMovements { cashMovements.append(movement) }
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
