@@ -204,7 +204,13 @@ public struct Shortfall: Sendable, Equatable {
 /// realized and income totals per portfolio.
 public struct Ledger: Sendable {
     /// Every position's current cycle (quantity 0 when its last cycle closed).
-    public var positions: [PositionKey: Position] = [:]
+    public var positions: [PositionKey: Position] { Dictionary(uniqueKeysWithValues: positionList.map { ($0.key, $0) }) }
+    /// The positions, in the order they first appeared (found through `positionIndex`, `recentPositions`).
+    private var positionList: [Position] = []
+    /// Where each position is in `positionList`.
+    private var positionIndex: [PositionKey: Int] = [:]
+    /// Positions found before, by the bits of their keys' text (no hashing when a record names one again).
+    private var recentPositions = RecentPositions()
     /// Closed cycles in the order they closed.
     public var closed: [ClosedPosition] = []
     /// Dividends, interest and rewards in replay order.
@@ -218,10 +224,12 @@ public struct Ledger: Sendable {
     /// The same few names in a list: comparing a name with each is cheaper than hashing it once.
     private let cashTrackedList: [String]
     /// Cash balances of the portfolios that track cash, per currency.
-    public private(set) var cash: [CashKey: Exact36] = [:]
+    public var cash: [CashKey: Exact36] { Dictionary(uniqueKeysWithValues: cashList.map { ($0.key, $0.balance) }) }
     /// What each balance was worth in the portfolio's base when it moved: Σ changes at their own
     /// records' rates (`fxEffect` is today's value of the balance less this).
-    public private(set) var cashAtCost: [CashKey: Exact36] = [:]
+    public var cashAtCost: [CashKey: Exact36] { Dictionary(uniqueKeysWithValues: cashList.map { ($0.key, $0.atCost) }) }
+    /// The few balances (portfolios that track cash × currencies), found by comparing their keys.
+    private var cashList: [(key: CashKey, balance: Exact36, atCost: Exact36)] = []
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
@@ -253,7 +261,7 @@ public struct Ledger: Sendable {
     private func allTotals() throws(PortfolioError) -> LedgerTotals { try totals(for: nil) }
 
     /// Positions with something held.
-    public var openPositions: [Position] { positions.values.filter(\.isOpen) }
+    public var openPositions: [Position] { positionList.filter(\.isOpen) }
 
     /// Replays `transactions` in date order, ties in the order given, by weighted average cost.
     ///
@@ -279,17 +287,17 @@ public struct Ledger: Sendable {
     /// forgiving replay can leave it out and go on.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
         let key = PositionKey(portfolio: tx.portfolio, assetId: tx.assetId)
-        let slot = positions.index(forKey: key)
-        var p = slot.map { positions.values[$0] } ?? Position(key: key)
+        let slot = position(key)
+        var p = slot.map { positionList[$0] } ?? Position(key: key)
         let totalsSlot = portfolioTotals.firstIndex { $0.portfolio == tx.portfolio }
         var t = totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals()
         var event: IncomeEvent?
         var sent: Exact36?
         var received = false
         var closes = false
-        var movement: CashMovement?
-        /// Where the balance the movement changes is in `cash` (`nil`: a new one).
-        var cashSlot: Dictionary<CashKey, Exact36>.Index?
+        /// The tracked cash balance the transaction changes: its new value, where it is in `cashList`
+        /// (`nil`: a new one), its currency and the change.
+        var cashAfter: (balance: Exact36, slot: Int?, currency: String, change: Exact36)?
         var cashCost = Exact36.zero
         let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
@@ -382,16 +390,15 @@ public struct Ledger: Sendable {
                 // Cash stays in its currency; what was put in counts at its own date's rate.
                 if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + base(change) }
                 let currency = tx.currency ?? ""
-                cashSlot = cash.index(forKey: CashKey(portfolio: tx.portfolio, currency: currency))
-                let before = cashSlot.map { cash.values[$0] } ?? .zero
+                let cashSlot = cashList.firstIndex { $0.key.portfolio == tx.portfolio && $0.key.currency == currency }
+                let before = cashSlot.map { cashList[$0].balance } ?? .zero
                 let after = try before + change
                 if after < .zero {
                     throw .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
                                                           id: tx.id, needed: try Exact36.zero - change, available: before))
                 }
                 cashCost = try base(change)
-                movement = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
-                                        currency: currency, amount: change, balance: after)
+                cashAfter = (after, cashSlot, currency, change)
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
@@ -402,22 +409,37 @@ public struct Ledger: Sendable {
             }
         }
         // Everything computed: commit.
-        if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
-        if let movement {
-            let k = CashKey(portfolio: movement.portfolio, currency: movement.currency)
-            if let cashSlot { cash.values[cashSlot] = movement.balance } else { cash[k] = movement.balance }
-            if let i = cashAtCost.index(forKey: k) {
-                cashAtCost.values[i] = (try? cashAtCost.values[i] + cashCost) ?? cashCost
+        if let slot {
+            positionList[slot] = p
+        } else if !rule.isCashOnly(tx) {
+            positionIndex[key] = positionList.count
+            positionList.append(p)
+        }
+        if let cashAfter {
+            if let i = cashAfter.slot {
+                cashList[i].balance = cashAfter.balance
+                cashList[i].atCost = (try? cashList[i].atCost + cashCost) ?? cashCost
             } else {
-                cashAtCost[k] = cashCost
+                cashList.append((CashKey(portfolio: tx.portfolio, currency: cashAfter.currency), cashAfter.balance, cashCost))
             }
-            if keepsCashMovements { cashMovements.append(movement) }
+            if keepsCashMovements {
+                cashMovements.append(CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
+                                                  currency: cashAfter.currency, amount: cashAfter.change, balance: cashAfter.balance))
+            }
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
         if let sent, let link = tx.linkedId { moving[link] = sent }
         if received, let link = tx.linkedId { moving[link] = nil }
         if closes { closeCycle(of: p) }
+    }
+
+    /// Where the position of `key` is in `positionList`, or `nil`.
+    private mutating func position(_ key: PositionKey) -> Int? {
+        if let i = recentPositions.find(key) { return i }
+        guard let i = positionIndex[key] else { return nil }
+        recentPositions.remember(key, at: i)
+        return i
     }
 
     private mutating func closeCycle(of p: Position) {
@@ -444,5 +466,53 @@ public enum Percent {
     /// The same for exact money: a ratio, so `Decimal`'s 38 digits are plenty.
     public static func of(_ part: Exact36, _ base: Exact36) -> Decimal? {
         of(part.decimal, base.decimal)
+    }
+}
+
+/// A small table in front of a ledger's position index: the keys found last, by the bits of their two
+/// strings. Equal bits are the same text (the same small string, or the same storage of a larger one),
+/// so a record that names a position again finds it without hashing its names. The table keeps each
+/// key it holds, so a storage it compares against stays alive, and shared, hence unchanged.
+struct RecentPositions: Sendable {
+    private static let size = 64
+    /// Per entry: the four words of the key's strings, then the position's index + 1 (0: empty).
+    private var words = [UInt64](repeating: 0, count: 5 * RecentPositions.size)
+    /// The keys of the entries, kept alive (never read to find one).
+    private var keys = [PositionKey?](repeating: nil, count: RecentPositions.size)
+
+    /// A string's two words (its length and flags, and its text or storage), as stored.
+    @inline(__always)
+    private static func words(_ s: String) -> (UInt64, UInt64) {
+        MemoryLayout<String>.size == 16 ? unsafeBitCast(s, to: (UInt64, UInt64).self) : (0, 0)
+    }
+
+    @inline(__always)
+    private static func entry(_ a: (UInt64, UInt64), _ b: (UInt64, UInt64)) -> Int {
+        let mixed = (a.0 &* 0x9E37_79B9_7F4A_7C15) ^ (a.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ (b.0 &* 0x1656_67B1_9E37_79F9) ^ (b.1 &* 0x27D4_EB2F_1656_67C5)
+        return Int(truncatingIfNeeded: mixed >> 58) & (size - 1)
+    }
+
+    /// The index remembered for a key with the very bits of `key`, or `nil`.
+    func find(_ key: PositionKey) -> Int? {
+        guard MemoryLayout<String>.size == 16 else { return nil }
+        let a = Self.words(key.portfolio), b = Self.words(key.assetId)
+        let e = 5 * Self.entry(a, b)
+        return words.withUnsafeBufferPointer { w in
+            guard w[e + 4] != 0, w[e] == a.0, w[e + 1] == a.1, w[e + 2] == b.0, w[e + 3] == b.1 else { return nil }
+            return Int(w[e + 4]) - 1
+        }
+    }
+
+    /// Remembers that `key` is at `index` (replacing the entry it falls on).
+    mutating func remember(_ key: PositionKey, at index: Int) {
+        guard MemoryLayout<String>.size == 16 else { return }
+        let a = Self.words(key.portfolio), b = Self.words(key.assetId)
+        let slot = Self.entry(a, b), e = 5 * slot
+        keys[slot] = key
+        words[e] = a.0
+        words[e + 1] = a.1
+        words[e + 2] = b.0
+        words[e + 3] = b.1
+        words[e + 4] = UInt64(index + 1)
     }
 }
