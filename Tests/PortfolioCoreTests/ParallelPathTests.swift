@@ -117,6 +117,26 @@ import Testing
         }
     }
 
+    @Test func theCheckBesideOtherWorkFindsWhatTheCheckOnOneThreadFinds() {
+        let now = day("2030-01-01")
+        for seed in UInt64(20)...26 {
+            let clean = Self.history(400, seed: seed)
+            for book in [clean, Self.broken(clean, seed: seed)] {
+                let one = book.checked(now: now, replaying: true, cashMovements: false, parallel: false)
+                let (two, work) = book.checked(now: now, cashMovements: false, alongside: { seed * 3 })
+                #expect(work == seed * 3)
+                #expect(one.problems == two.problems, "seed \(seed)")
+                #expect(Self.fingerprint(one.ledger) == Self.fingerprint(two.ledger), "seed \(seed)")
+                // And `admit`'s verdict beside work is `admit`'s.
+                var base = book
+                base.transactions.removeLast(3)
+                let plain = Result { try book.admit(from: base, now: now) }
+                let beside = book.admit(from: base, now: now, alongside: { 1 }).verdict
+                #expect(String(describing: plain) == String(describing: beside), "seed \(seed)")
+            }
+        }
+    }
+
     @Test func aLargeBookTakesTheTwoCorePathAndAgrees() {
         let now = day("2030-01-01")
         let book = Self.history(Parallel.minimumRecords + 500, seed: 99)

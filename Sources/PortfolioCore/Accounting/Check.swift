@@ -120,6 +120,19 @@ extension Book {
         return replayed(recordProblems(now: now), cashMovements: cashMovements, trackingCash: trackingCash)
     }
 
+    /// `checked(now:replaying:cashMovements:)` on two threads, with `work` done on the second after the
+    /// records' own rules while this one replays (the longer part): for a check that runs beside a write.
+    /// `work` runs whatever the check finds.
+    func checked<W: Sendable>(now: Date, cashMovements: Bool, alongside work: @escaping @Sendable () -> W) -> (history: CheckedHistory, work: W) {
+        let trackingCash = Set(portfolios.filter(\.trackCash).map(\.name))
+        let book = self
+        let (guess, (own, done)) = Parallel.run({
+            Ledger.replayForgiving(transactions, cashMovements: cashMovements, trackingCash: trackingCash)
+        }, alongside: { (book.recordProblems(now: now), work()) })
+        if own.problems.isEmpty { return (finish(problems: [], replay: guess), done) }
+        return (replayed(own, cashMovements: cashMovements, trackingCash: trackingCash), done)
+    }
+
     /// The replay of every record that breaks no rule of its own, and every problem.
     private func replayed(_ own: (problems: [StoreProblem], excluded: Set<Int>), cashMovements: Bool, trackingCash: Set<String>) -> CheckedHistory {
         // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it

@@ -106,10 +106,16 @@ public struct PortfolioStore: Sendable {
     private func admit(_ book: Book, original: Book, now: Date, names: MessageNames) throws {
         do {
             try book.admit(from: original, now: now)
-        } catch let rejection as BookRejection {
-            let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
-            throw StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
+        } catch {
+            throw worded(error, book: book, original: original, names: names)
         }
+    }
+
+    /// An error of `admit` as `update` throws it: a rejection worded with the lines of the stored file.
+    private func worded(_ error: any Error, book: Book, original: Book, names: MessageNames) -> any Error {
+        guard let rejection = error as? BookRejection else { return error }
+        let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
+        return StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
     }
 
     /// The end of `update` for a version-2 file, with the same effects and errors as checking first and
@@ -125,9 +131,8 @@ public struct PortfolioStore: Sendable {
         written.changed = []
         written.admission = nil
         let path = self.path
-        let (checked, pending) = Parallel.run({ () -> Result<Void, any Error> in
-            do { return .success(try admit(book, original: original, now: now, names: names)) } catch { return .failure(error) }
-        }, alongside: { [written] () -> Result<FileSystem.PendingFile, StoreError> in
+        // The replay (the longest part) on this thread; the records' own rules, then the write, on the other.
+        let (checked, pending) = book.admit(from: original, now: now, alongside: { [written] () -> Result<FileSystem.PendingFile, StoreError> in
             do throws(StoreError) {
                 return .success(try FileSystem.writeTemporary(to: path) { sink throws(StoreError) in
                     try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
@@ -138,7 +143,7 @@ public struct PortfolioStore: Sendable {
         })
         if case let .failure(error) = checked {
             if case let .success(file) = pending { file.discard() }
-            throw error
+            throw worded(error, book: book, original: original, names: names)
         }
         for leftover in leftovers { unlink(leftover) }
         try pending.get().commit()
