@@ -446,6 +446,11 @@ public enum TransactionImport {
                         timeZone: timeZone, resolveAsset: resolveCoin)
     }
 
+    /// Whether two legs' kinds make a swap (a sell and a buy) or a move (a transfer-out and a transfer-in), in either order.
+    static func pairs(_ a: TransactionType, _ b: TransactionType) -> Bool {
+        (a == .sell && b == .buy) || (a == .buy && b == .sell) || (a == .transferOut && b == .transferIn) || (a == .transferIn && b == .transferOut)
+    }
+
     /// Linked legs come in pairs: a swap's sell and buy, or a move's transfer-out and transfer-in,
     /// sharing the first leg's id as `linkedId`.
     static func linkProblems(_ plan: ImportPlan, in book: Book) -> [(Int, String)] {
@@ -456,9 +461,9 @@ public enum TransactionImport {
         var problems: [(Int, String)] = []
         for (i, t) in plan.added.enumerated() {
             guard let link = t.linkedId, let group = legs[link] else { continue }
-            let kinds = Set(group.map(\.type))
+            // The two kinds, either way round: a sell and a buy, or a transfer-out and a transfer-in.
             let paired = group.count == 2 && group.contains { $0.id == link }
-                && (kinds == [.sell, .buy] || kinds == [.transferOut, .transferIn])
+                && Self.pairs(group[0].type, group[1].type)
             if !paired {
                 let where_ = i < plan.locations.count ? plan.locations[i] : "a row"
                 problems.append((i < plan.orders.count ? plan.orders[i] : Int.max,
