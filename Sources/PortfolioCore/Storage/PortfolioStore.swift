@@ -71,15 +71,20 @@ public struct PortfolioStore: Sendable {
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
         // The file as read stays in memory until the write, which copies the lines of unchanged records from it.
-        let (read, stored) = try loadKeepingRecords()
+        var (read, stored) = try loadKeepingRecords()
         var book = read
-        let original = book
+        var original = book
         let outcome = try change(&book)
         if outcome.write {
             // An import has already checked this very book (when it broke no rule): not twice.
             let checked = book.admission?.covers(book, now: now) ?? false
             if !checked, original.readVersion == Book.formatVersion, let target = try? FileSystem.resolvingSymlink(path) {
                 try writeWhileChecking(book, original: original, stored: stored, target: target, now: now, names: names)
+                // The books are not needed any more: destroyed on another thread.
+                Parallel.discard(&book, leaving: Book())
+                Parallel.discard(&original, leaving: Book())
+                Parallel.discard(&read, leaving: Book())
+                Parallel.discard(&stored, leaving: nil)
                 return outcome.result
             }
             if !checked { try admit(book, original: original, now: now, names: names) }

@@ -3,7 +3,7 @@ import Dispatch
 /// Two pieces of work at once on a machine's two cores: `alongside` on a worker thread while `first`
 /// runs on the calling thread. Used only where both are pure reads of values (a parse, a replay)
 /// whose results are then combined in a fixed order, so the outcome never depends on timing.
-enum Parallel {
+public enum Parallel {
     /// Below this many records the work is done one piece after the other (a thread is not worth it).
     static let minimumRecords = 4096
 
@@ -13,6 +13,20 @@ enum Parallel {
         defer { pending.wait() }
         let a = try first()
         return (a, pending.value())
+    }
+
+    /// Hands `value` (a large book a command is done with) to a worker thread to be destroyed there, so
+    /// that freeing a million records does not hold up this one (its memory comes back a moment later,
+    /// or at exit); `value` is left as `empty`. The worker holds the last reference this thread had.
+    public static func discard<T: Sendable>(_ value: inout T, leaving empty: T) {
+        let box = Box<T>()
+        box.value = value
+        value = empty
+        DispatchQueue.global(qos: .utility).async { box.value = nil }
+    }
+
+    private final class Box<T>: @unchecked Sendable {
+        var value: T?
     }
 
     /// Work started on a worker thread, to be waited for (`value`) exactly once or left to finish (`wait`).
