@@ -75,6 +75,29 @@ import Testing
     func grouping(_ plain: String, _ expected: String) {
         #expect(DecimalFormatting.grouped(plain) == expected)
     }
+
+    /// The grouping by characters the byte-wise one replaced, for any text.
+    static func groupedByCharacters(_ plain: String) -> String {
+        var sign = ""
+        var body = Substring(plain)
+        if body.first == "-" || body.first == "+" { sign = String(body.removeFirst()) }
+        let dot = body.firstIndex(of: ".") ?? body.endIndex
+        let integer = Array(body[body.startIndex..<dot])
+        var out = ""
+        for (i, ch) in integer.enumerated() {
+            if i > 0 && (integer.count - i) % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return sign + out + body[dot...]
+    }
+
+    @Test func groupingByBytesIsGroupingByCharacters() {
+        var g = SplitMix64(seed: 11)
+        let pieces = ["0", "1", "9", ".", "-", "+", ",", "e", " ", "é", "\r\n", "👍🏽", "\u{301}"]
+        var texts = ["", "-", "+", ".", "-.", "+1", "--1", "1..2", "1234.5678.9", "é123", "12\r\n345"]
+        for _ in 0..<400 { texts.append((0..<g.below(12)).map { _ in g.pick(pieces) }.joined()) }
+        for t in texts { #expect(DecimalFormatting.grouped(t) == Self.groupedByCharacters(t), "\(t.debugDescription)") }
+    }
 }
 
 @Suite struct ISODateTests {

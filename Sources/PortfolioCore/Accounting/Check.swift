@@ -115,6 +115,74 @@ extension Book {
     /// `checked(now:replaying:cashMovements:)` with the replay's options given whole (a method
     /// tried in place of a portfolio's own, disposals kept, one record explained).
     public func checked(now: Date, replaying: Bool = true, options: LedgerOptions) -> CheckedHistory {
+        checked(now: now, replaying: replaying, options: options, parallel: transactions.count >= Parallel.minimumRecords)
+    }
+
+    /// `checked`; with `parallel`, the replay runs on a second thread while the records' own rules are
+    /// checked, on the guess that none breaks one (the replay then leaves nothing out). When one does,
+    /// that replay is thrown away and the book replayed again without them: the result is the same.
+    func checked(now: Date, replaying: Bool, cashMovements: Bool, parallel: Bool) -> CheckedHistory {
+        var options = ledgerOptions
+        options.keepingCashMovements = cashMovements
+        return checked(now: now, replaying: replaying, options: options, parallel: parallel)
+    }
+
+    func checked(now: Date, replaying: Bool, options: LedgerOptions, parallel: Bool) -> CheckedHistory {
+        guard replaying else { return CheckedHistory(ledger: Ledger(), problems: recordProblems(now: now).problems) }
+        if parallel {
+            let transactions = self.transactions
+            let (own, guess) = Parallel.run({ recordProblems(now: now) }, alongside: {
+                Ledger.replayForgiving(transactions, options: options)
+            })
+            if own.problems.isEmpty { return finish(problems: [], replay: guess) }
+            return replayed(own, options: options)
+        }
+        return replayed(recordProblems(now: now), options: options)
+    }
+
+    /// `checked(now:replaying:cashMovements:)` on two threads, with `work` done on the second after the
+    /// records' own rules while this one replays (the longer part): for a check that runs beside a write.
+    /// `work` runs whatever the check finds.
+    func checked<W: Sendable>(now: Date, cashMovements: Bool, alongside work: @escaping @Sendable () -> W) -> (history: CheckedHistory, work: W) {
+        var options = ledgerOptions
+        options.keepingCashMovements = cashMovements
+        let book = self
+        let (guess, (own, done)) = Parallel.run({
+            Ledger.replayForgiving(book.transactions, options: options)
+        }, alongside: { (book.recordProblems(now: now), work()) })
+        if own.problems.isEmpty { return (finish(problems: [], replay: guess), done) }
+        return (replayed(own, options: options), done)
+    }
+
+    /// The replay of every record that breaks no rule of its own, and every problem.
+    private func replayed(_ own: (problems: [StoreProblem], excluded: Set<Int>), options: LedgerOptions) -> CheckedHistory {
+        // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
+        // (a duplicated record does not: its first copy is kept).
+        let broken = Set(own.problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
+        let replay = Ledger.replayForgiving(transactions, leavingOut: own.excluded, brokenLinks: broken, options: options)
+        return finish(problems: own.problems, replay: replay)
+    }
+
+    /// The problems of the records on their own and of the replay, in file order.
+    private func finish(problems own: [StoreProblem], replay: (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)])) -> CheckedHistory {
+        var problems = own
+        for (i, error) in replay.failures {
+            let rule: StoreProblem.Rule = switch error {
+            case nil: .partnerLeftOut
+            case .insufficientQuantity?: .oversell
+            case .insufficientCash?: .overdraw
+            case .unlinkedTransferIn?: .unlinked
+            default: .tooLarge
+            }
+            problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
+        }
+        problems.sort { $0.index < $1.index }
+        return CheckedHistory(ledger: replay.ledger, problems: problems)
+    }
+
+    /// The rules each record breaks on its own (a duplicated id, a zero amount, a future date, an
+    /// unknown portfolio or asset …), in file order, and the records they leave out of the replay.
+    private func recordProblems(now: Date) -> (problems: [StoreProblem], excluded: Set<Int>) {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()
@@ -157,23 +225,7 @@ extension Book {
                 excluded.insert(i)
             }
         }
-        guard replaying else { return CheckedHistory(ledger: Ledger(), problems: problems) }
-        // A swap or a move stands or falls whole: a leg that breaks a rule takes its partner with it
-        // (a duplicated record does not: its first copy is kept).
-        let broken = Set(problems.compactMap { $0.rule == .duplicateID ? nil : transactions[$0.index].linkedId })
-        let (ledger, failures) = Ledger.replayForgiving(transactions, leavingOut: excluded, brokenLinks: broken, options: options)
-        for (i, error) in failures {
-            let rule: StoreProblem.Rule = switch error {
-            case nil: .partnerLeftOut
-            case .insufficientQuantity?: .oversell
-            case .insufficientCash?: .overdraw
-            case .unlinkedTransferIn?: .unlinked
-            default: .tooLarge
-            }
-            problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
-        }
-        problems.sort { $0.index < $1.index }
-        return CheckedHistory(ledger: ledger, problems: problems)
+        return (problems, excluded)
     }
 
     /// Whether a change from `before` to this book may be written: when the result breaks
@@ -240,10 +292,13 @@ extension Ledger {
                                        brokenLinks: Set<UUID> = [], options: LedgerOptions = LedgerOptions())
         -> (ledger: Ledger, failures: [(index: Int, error: PortfolioError?)]) {
         let order = chronologicalIndices(transactions)
+        // Room for every income event at once (a large book's list would otherwise be copied as it grows).
+        let incomeRecords = transactions.count { $0.type == .reward || $0.type == .dividend || $0.type == .interest }
         /// Records kept out from the start of a pass (their error; `nil` for a partner).
         var keptOut: [Int: PortfolioError?] = [:]
         while true {
             var ledger = Ledger(options)
+            ledger.income.reserveCapacity(incomeRecords)
             var failures: [(index: Int, error: PortfolioError?)] = []
             var broken = brokenLinks
             var appliedLeg: [UUID: Int] = [:]
@@ -305,16 +360,17 @@ extension Ledger {
 
 /// Where each id first appears: an open-addressing table on the id's first 64 bits (ids are
 /// random), several times faster than a `[UUID: Int]` at a million records.
+///
+/// A slot's key and record sit side by side (two words), so a probe of a large table misses the cache once.
 struct IDTable {
-    private var keys: [UInt64]
-    private var slots: [Int32]  // record index + 1; 0 is empty
+    /// Per slot: the key, then the record index + 1 (0: empty).
+    private var slots: [UInt64]
     private let mask: Int
 
     init(capacity: Int) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        keys = [UInt64](repeating: 0, count: size)
-        slots = [Int32](repeating: 0, count: size)
+        slots = [UInt64](repeating: 0, count: 2 * size)
         mask = size - 1
     }
 
@@ -324,15 +380,18 @@ struct IDTable {
         let key = UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
             | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
         var h = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
-        while slots[h] != 0 {
-            if keys[h] == key {
-                let earlier = Int(slots[h]) - 1
-                if records[earlier].id == id { return earlier }
+        let mask = self.mask
+        return slots.withUnsafeMutableBufferPointer { s in
+            while s[2 * h + 1] != 0 {
+                if s[2 * h] == key {
+                    let earlier = Int(s[2 * h + 1]) - 1
+                    if records[earlier].id == id { return earlier }
+                }
+                h = (h + 1) & mask
             }
-            h = (h + 1) & mask
+            s[2 * h] = key
+            s[2 * h + 1] = UInt64(index + 1)
+            return nil
         }
-        keys[h] = key
-        slots[h] = Int32(truncatingIfNeeded: index + 1)
-        return nil
     }
 }

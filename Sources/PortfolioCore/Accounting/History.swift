@@ -42,10 +42,26 @@ extension Book {
 
     /// `admit`; returns whether the result breaks no rule at all (not only none of its own making).
     private func admitted(from original: Book, now: Date) throws -> Bool {
-        let after = checked(now: now, cashMovements: false).problems
+        try admitted(after: checked(now: now, cashMovements: false).problems, from: original, now: now)
+    }
+
+    /// The verdict of `admit` on this book's problems (`after`).
+    private func admitted(after: [StoreProblem], from original: Book, now: Date) throws -> Bool {
         guard let broken = blockers(after: after, problemsBefore: { original.checked(now: now, cashMovements: false).problems }) else { return after.isEmpty }
         if broken.introduced, let error = error(for: broken.problems) { throw error }
         throw BookRejection(problems: broken.problems)
+    }
+
+    /// `admit`, with `work` done on a second thread while the book is replayed on this one (see
+    /// `checked(now:cashMovements:alongside:)`): the verdict (`admit`'s error, if any) and what `work` gave.
+    func admit<W: Sendable>(from original: Book, now: Date, alongside work: @escaping @Sendable () -> W) -> (verdict: Result<Void, any Error>, work: W) {
+        let (history, done) = checked(now: now, cashMovements: false, alongside: work)
+        do {
+            _ = try admitted(after: history.problems, from: original, now: now)
+            return (.success(()), done)
+        } catch {
+            return (.failure(error), done)
+        }
     }
 
     /// `admit`; when the result breaks no rule at all, also remembers what was checked (`admission`),

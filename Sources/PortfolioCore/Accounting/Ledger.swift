@@ -56,7 +56,7 @@ public struct ClosedPosition: Sendable, Equatable {
     public var portfolio: String
     public var assetId: String
     /// Units acquired in the cycle (split-adjusted); `nil` when too large to keep exactly.
-    public var totalQuantity: Decimal?
+    public var totalQuantity: Decimal? { acquired?.decimal }
     /// Basis realized in the cycle (sales, swap disposals, transfer-out fees, losses).
     public var totalCost: Exact36
     /// Acquisition cost ÷ units acquired; `nil` when either was too large to keep exactly.
@@ -64,9 +64,30 @@ public struct ClosedPosition: Sendable, Equatable {
     /// Σ proceeds before fees ÷ Σ units sold; `nil` when nothing was sold.
     public var avgSellPrice: Exact36?
     public var realizedPnL: Exact36
-    public var realizedPnLPercentage: Decimal?
+    /// The realized gain over the basis realized, in the portfolio's base (as the cycle closed, so a
+    /// view in another currency keeps it).
+    public var realizedPnLPercentage: Decimal? { Percent.of(closingPnL, closingCost) }
     public var openedDate: Date
     public var closedDate: Date
+    /// What the `Decimal` views are made of, when asked for (a replay closes many cycles no report shows).
+    private let acquired: Fixed18?
+    private let closingPnL: Exact36
+    private let closingCost: Exact36
+
+    init(portfolio: String, assetId: String, acquired: Fixed18?, totalCost: Exact36, avgCostPrice: Exact36?, avgSellPrice: Exact36?,
+         realizedPnL: Exact36, openedDate: Date, closedDate: Date) {
+        self.portfolio = portfolio
+        self.assetId = assetId
+        self.acquired = acquired
+        self.totalCost = totalCost
+        self.avgCostPrice = avgCostPrice
+        self.avgSellPrice = avgSellPrice
+        self.realizedPnL = realizedPnL
+        self.openedDate = openedDate
+        self.closedDate = closedDate
+        closingPnL = realizedPnL
+        closingCost = totalCost
+    }
 }
 
 /// A dividend, interest payment or reward, as the replay saw it.
@@ -253,7 +274,13 @@ public struct Explanation: Sendable {
 /// realized and income totals per portfolio.
 public struct Ledger: Sendable {
     /// Every position's current cycle (quantity 0 when its last cycle closed).
-    public var positions: [PositionKey: Position] = [:]
+    public var positions: [PositionKey: Position] { Dictionary(uniqueKeysWithValues: positionList.map { ($0.key, $0) }) }
+    /// The positions, in the order they first appeared (found through `positionIndex`, `recentPositions`).
+    private var positionList: [Position] = []
+    /// Where each position is in `positionList`.
+    private var positionIndex: [PositionKey: Int] = [:]
+    /// Positions found before, by the bits of their keys' text (no hashing when a record names one again).
+    private var recentPositions = RecentPositions()
     /// Closed cycles in the order they closed.
     public var closed: [ClosedPosition] = []
     /// Dividends, interest and rewards in replay order.
@@ -274,11 +301,15 @@ public struct Ledger: Sendable {
     public private(set) var damaged = false
     /// The portfolios that keep a cash ledger.
     public let cashTracked: Set<String>
+    /// The same few names in a list: comparing a name with each is cheaper than hashing it once.
+    private let cashTrackedList: [String]
     /// Cash balances of the portfolios that track cash, per currency.
-    public private(set) var cash: [CashKey: Exact36] = [:]
+    public var cash: [CashKey: Exact36] { Dictionary(uniqueKeysWithValues: cashList.map { ($0.key, $0.balance) }) }
     /// What each balance was worth in the portfolio's base when it moved: Σ changes at their own
     /// records' rates (`fxEffect` is today's value of the balance less this).
-    public private(set) var cashAtCost: [CashKey: Exact36] = [:]
+    public var cashAtCost: [CashKey: Exact36] { Dictionary(uniqueKeysWithValues: cashList.map { ($0.key, $0.atCost) }) }
+    /// The few balances (portfolios that track cash × currencies), found by comparing their keys.
+    private var cashList: [(key: CashKey, balance: Exact36, atCost: Exact36)] = []
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
@@ -286,6 +317,7 @@ public struct Ledger: Sendable {
     public init(_ options: LedgerOptions = LedgerOptions()) {
         self.options = options
         cashTracked = options.trackingCash
+        cashTrackedList = options.trackingCash.sorted()
     }
 
     /// The method of `portfolio`.
@@ -311,7 +343,7 @@ public struct Ledger: Sendable {
     private func allTotals() throws(PortfolioError) -> LedgerTotals { try totals(for: nil) }
 
     /// Positions with something held.
-    public var openPositions: [Position] { positions.values.filter(\.isOpen) }
+    public var openPositions: [Position] { positionList.filter(\.isOpen) }
 
     /// Replays `transactions` in date order, ties in the order given, by weighted average cost.
     ///
@@ -337,11 +369,11 @@ public struct Ledger: Sendable {
     /// forgiving replay can leave it out and go on.
     public mutating func apply(_ tx: Transaction) throws(PortfolioError) {
         let key = PositionKey(portfolio: tx.portfolio, assetId: tx.assetId)
-        let slot = positions.index(forKey: key)
-        // The position is taken out of the table while it changes, so that its lots are changed in
+        let slot = position(key)
+        // The position is taken out of the list while it changes, so that its lots are changed in
         // place rather than copied (the table would otherwise share them); it goes back either way.
         var p = Position(key: key, method: method(of: tx.portfolio))
-        if let slot { swap(&p, &positions.values[slot]) }
+        if let slot { swap(&p, &positionList[slot]) }
         var changedInPlace = false
         /// A cash step comes first (`KindRule.steps`); the overdraw it finds is thrown before any lot
         /// changes, yet after the checks of the later steps, whose errors come first as they always have.
@@ -356,7 +388,9 @@ public struct Ledger: Sendable {
         var sent: [Lot]?
         var received = false
         var closes = false
-        var movement: CashMovement?
+        /// The tracked cash balance the transaction changes: its new value, where it is in `cashList`
+        /// (`nil`: a new one), its currency and the change.
+        var cashAfter: (balance: Exact36, slot: Int?, currency: String, change: Exact36)?
         var cashCost = Exact36.zero
         let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
@@ -480,7 +514,7 @@ public struct Ledger: Sendable {
                 event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
                                     date: tx.date, gross: gross, taxWithheld: tax, net: net)
             case .cash:
-                guard cashTracked.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
+                guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
                 let change: Exact36
                 switch flow {
                 case .spendGrossPlusFee: change = try Exact36.zero - tx.gross - Exact36(fee)
@@ -493,15 +527,15 @@ public struct Ledger: Sendable {
                 // Cash stays in its currency; what was put in counts at its own date's rate.
                 if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + base(change) }
                 let currency = tx.currency ?? ""
-                let before = cash[CashKey(portfolio: tx.portfolio, currency: currency)] ?? .zero
+                let cashSlot = cashList.firstIndex { $0.key.portfolio == tx.portfolio && $0.key.currency == currency }
+                let before = cashSlot.map { cashList[$0].balance } ?? .zero
                 let after = try before + change
                 if after < .zero {
                     overdraw = .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
                                                                id: tx.id, needed: try Exact36.zero - change, available: before))
                 }
                 cashCost = try base(change)
-                movement = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
-                                        currency: currency, amount: change, balance: after)
+                cashAfter = (after, cashSlot, currency, change)
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
@@ -516,18 +550,32 @@ public struct Ledger: Sendable {
         } catch {
             // Only an amount too large to compute exactly fails once a lot has changed; the books of
             // this position are then no longer those before the record (`damaged`).
-            if let slot { swap(&p, &positions.values[slot]) }
+            if let slot { swap(&p, &positionList[slot]) }
             if changedInPlace { damaged = true }
             throw error
         }
         // Everything computed: commit.
+        var movement: CashMovement?
         applied += 1
-        if let slot { positions.values[slot] = p } else if !rule.isCashOnly(tx) { positions[key] = p }
-        if let movement {
-            let k = CashKey(portfolio: movement.portfolio, currency: movement.currency)
-            cash[k] = movement.balance
-            cashAtCost[k] = (try? (cashAtCost[k] ?? .zero) + cashCost) ?? cashCost
-            if options.keepingCashMovements { cashMovements.append(movement) }
+        if let slot {
+            positionList[slot] = p
+        } else if !rule.isCashOnly(tx) {
+            positionIndex[key] = positionList.count
+            positionList.append(p)
+        }
+        if let cashAfter {
+            if let i = cashAfter.slot {
+                cashList[i].balance = cashAfter.balance
+                cashList[i].atCost = (try? cashList[i].atCost + cashCost) ?? cashCost
+            } else {
+                cashList.append((CashKey(portfolio: tx.portfolio, currency: cashAfter.currency), cashAfter.balance, cashCost))
+            }
+            if options.keepingCashMovements || explaining {
+                let m = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
+                                     currency: cashAfter.currency, amount: cashAfter.change, balance: cashAfter.balance)
+                if options.keepingCashMovements { cashMovements.append(m) }
+                movement = m
+            }
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
@@ -568,17 +616,24 @@ public struct Ledger: Sendable {
         return out
     }
 
+    /// Where the position of `key` is in `positionList`, or `nil`.
+    private mutating func position(_ key: PositionKey) -> Int? {
+        if let i = recentPositions.find(key) { return i }
+        guard let i = positionIndex[key] else { return nil }
+        recentPositions.remember(key, at: i)
+        return i
+    }
+
     private mutating func closeCycle(of p: Position) {
         guard (p.cycleAcquired?.units ?? 1) > 0, let opened = p.openedDate, let closedOn = p.lastDisposalDate else { return }
         closed.append(ClosedPosition(
             portfolio: p.key.portfolio,
             assetId: p.key.assetId,
-            totalQuantity: p.cycleAcquired?.decimal,
+            acquired: p.cycleAcquired,
             totalCost: p.cycleRealizedBasis,
             avgCostPrice: p.cycleAcquired.flatMap { units in p.cycleAcquisitionCost.flatMap { try? $0.divided(by: units) } },
             avgSellPrice: p.cycleSold.flatMap { units in units.units > 0 ? p.cycleSoldGross.flatMap { try? $0.divided(by: units) } : nil },
             realizedPnL: p.cycleRealized,
-            realizedPnLPercentage: Percent.of(p.cycleRealized, p.cycleRealizedBasis),
             openedDate: opened,
             closedDate: closedOn))
     }
@@ -593,5 +648,53 @@ public enum Percent {
     /// The same for exact money: a ratio, so `Decimal`'s 38 digits are plenty.
     public static func of(_ part: Exact36, _ base: Exact36) -> Decimal? {
         of(part.decimal, base.decimal)
+    }
+}
+
+/// A small table in front of a ledger's position index: the keys found last, by the bits of their two
+/// strings. Equal bits are the same text (the same small string, or the same storage of a larger one),
+/// so a record that names a position again finds it without hashing its names. The table keeps each
+/// key it holds, so a storage it compares against stays alive, and shared, hence unchanged.
+struct RecentPositions: Sendable {
+    private static let size = 64
+    /// Per entry: the four words of the key's strings, then the position's index + 1 (0: empty).
+    private var words = [UInt64](repeating: 0, count: 5 * RecentPositions.size)
+    /// The keys of the entries, kept alive (never read to find one).
+    private var keys = [PositionKey?](repeating: nil, count: RecentPositions.size)
+
+    /// A string's two words (its length and flags, and its text or storage), as stored.
+    @inline(__always)
+    private static func words(_ s: String) -> (UInt64, UInt64) {
+        MemoryLayout<String>.size == 16 ? unsafeBitCast(s, to: (UInt64, UInt64).self) : (0, 0)
+    }
+
+    @inline(__always)
+    private static func entry(_ a: (UInt64, UInt64), _ b: (UInt64, UInt64)) -> Int {
+        let mixed = (a.0 &* 0x9E37_79B9_7F4A_7C15) ^ (a.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ (b.0 &* 0x1656_67B1_9E37_79F9) ^ (b.1 &* 0x27D4_EB2F_1656_67C5)
+        return Int(truncatingIfNeeded: mixed >> 58) & (size - 1)
+    }
+
+    /// The index remembered for a key with the very bits of `key`, or `nil`.
+    func find(_ key: PositionKey) -> Int? {
+        guard MemoryLayout<String>.size == 16 else { return nil }
+        let a = Self.words(key.portfolio), b = Self.words(key.assetId)
+        let e = 5 * Self.entry(a, b)
+        return words.withUnsafeBufferPointer { w in
+            guard w[e + 4] != 0, w[e] == a.0, w[e + 1] == a.1, w[e + 2] == b.0, w[e + 3] == b.1 else { return nil }
+            return Int(w[e + 4]) - 1
+        }
+    }
+
+    /// Remembers that `key` is at `index` (replacing the entry it falls on).
+    mutating func remember(_ key: PositionKey, at index: Int) {
+        guard MemoryLayout<String>.size == 16 else { return }
+        let a = Self.words(key.portfolio), b = Self.words(key.assetId)
+        let slot = Self.entry(a, b), e = 5 * slot
+        keys[slot] = key
+        words[e] = a.0
+        words[e + 1] = a.1
+        words[e + 2] = b.0
+        words[e + 3] = b.1
+        words[e + 4] = UInt64(index + 1)
     }
 }

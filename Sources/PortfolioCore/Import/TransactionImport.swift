@@ -19,8 +19,8 @@ public struct ImportRow: Sendable {
 public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
     public typealias Column = TransactionField
 
-    private var values: (String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?, String?) =
-        (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+    /// One value per field, in `TransactionField` order: copying a row's fields is one reference, not thirteen.
+    private var values = [String?](repeating: nil, count: 13)
 
     public init() {}
 
@@ -29,41 +29,29 @@ public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
         for (k, v) in elements { self[k] = v }
     }
 
+    /// The field's place in `values`.
+    @inline(__always)
+    private static func slot(_ field: TransactionField) -> Int {
+        switch field {
+        case .id: 0
+        case .portfolio: 1
+        case .type: 2
+        case .assetId: 3
+        case .amount: 4
+        case .price: 5
+        case .total: 6
+        case .fee: 7
+        case .currency: 8
+        case .fxRate: 9
+        case .date: 10
+        case .notes: 11
+        case .linkedId: 12
+        }
+    }
+
     public subscript(_ field: TransactionField) -> String? {
-        get {
-            switch field {
-            case .id: values.0
-            case .portfolio: values.1
-            case .type: values.2
-            case .assetId: values.3
-            case .amount: values.4
-            case .price: values.5
-            case .total: values.6
-            case .fee: values.7
-            case .currency: values.8
-            case .date: values.9
-            case .notes: values.10
-            case .linkedId: values.11
-            case .fxRate: values.12
-            }
-        }
-        set {
-            switch field {
-            case .id: values.0 = newValue
-            case .portfolio: values.1 = newValue
-            case .type: values.2 = newValue
-            case .assetId: values.3 = newValue
-            case .amount: values.4 = newValue
-            case .price: values.5 = newValue
-            case .total: values.6 = newValue
-            case .fee: values.7 = newValue
-            case .currency: values.8 = newValue
-            case .date: values.9 = newValue
-            case .notes: values.10 = newValue
-            case .linkedId: values.11 = newValue
-            case .fxRate: values.12 = newValue
-            }
-        }
+        get { values[Self.slot(field)] }
+        set { values[Self.slot(field)] = newValue }
     }
 
     /// The field a name or alias means (`coin` is `assetId`); unknown names read `nil` and are not kept.
@@ -362,7 +350,7 @@ public enum TransactionImport {
                     portfolio = fallback
                 }
                 let assetText = row.fields.text(.assetId) ?? ""
-                let kind = row.fields.text(.type).flatMap { TransactionType(rawValue: $0.lowercased()) }
+                let kind = row.fields.text(.type).flatMap(TransactionType.named)
                 let assetId: String
                 switch assetCache[assetText] {
                 case _ where assetText.isEmpty:
@@ -458,6 +446,11 @@ public enum TransactionImport {
                         timeZone: timeZone, resolveAsset: resolveCoin)
     }
 
+    /// Whether two legs' kinds make a swap (a sell and a buy) or a move (a transfer-out and a transfer-in), in either order.
+    static func pairs(_ a: TransactionType, _ b: TransactionType) -> Bool {
+        (a == .sell && b == .buy) || (a == .buy && b == .sell) || (a == .transferOut && b == .transferIn) || (a == .transferIn && b == .transferOut)
+    }
+
     /// Linked legs come in pairs: a swap's sell and buy, or a move's transfer-out and transfer-in,
     /// sharing the first leg's id as `linkedId`.
     static func linkProblems(_ plan: ImportPlan, in book: Book) -> [(Int, String)] {
@@ -468,9 +461,9 @@ public enum TransactionImport {
         var problems: [(Int, String)] = []
         for (i, t) in plan.added.enumerated() {
             guard let link = t.linkedId, let group = legs[link] else { continue }
-            let kinds = Set(group.map(\.type))
+            // The two kinds, either way round: a sell and a buy, or a transfer-out and a transfer-in.
             let paired = group.count == 2 && group.contains { $0.id == link }
-                && (kinds == [.sell, .buy] || kinds == [.transferOut, .transferIn])
+                && Self.pairs(group[0].type, group[1].type)
             if !paired {
                 let where_ = i < plan.locations.count ? plan.locations[i] : "a row"
                 problems.append((i < plan.orders.count ? plan.orders[i] : Int.max,
@@ -592,13 +585,13 @@ public enum TransactionImport {
     static func transaction(from row: ImportRow, assetId: String, portfolio: Portfolio, book: Book, timeZone: TimeZone) throws -> Transaction {
         let f = row.fields
         let typeText = try field(row, .type)
-        guard let type = TransactionType(rawValue: typeText.lowercased()) else {
+        guard let type = TransactionType.named(typeText) else {
             throw CommandError("type '\(TextEscaping.shortened(typeText))' is not one of "
                 + TransactionType.allCases.map(\.rawValue).joined(separator: ", ")
                 + " (a swap is two rows, a sell and a buy, sharing a linkedId)")
         }
         let rule = KindRule.of(type)
-        let kind = "a \(type.rawValue)"
+        var kind: String { "a \(type.rawValue)" }
 
         var amountText = try field(row, .amount)
         var negative = false
@@ -686,6 +679,13 @@ public enum TransactionImport {
         return Transaction(id: id, portfolio: portfolio.name, type: type, assetId: assetId, amount: amount, negative: negative,
                            price: price, total: total, fee: fee, currency: currency, fxRate: fxRate, date: date, notes: notes,
                            linkedId: linkedId)
+    }
+}
+
+extension TransactionType {
+    /// The kind a file names, in any case (`Buy`, `SELL`); the kinds' own names are lower case.
+    static func named(_ text: String) -> TransactionType? {
+        TransactionType(rawValue: text) ?? TransactionType(rawValue: text.lowercased())
     }
 }
 

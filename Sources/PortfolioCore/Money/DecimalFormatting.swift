@@ -51,6 +51,9 @@ public enum DecimalFormatting {
 
     /// Inserts `,` between thousands in the integer part of a plain number string.
     public static func grouped(_ plain: String) -> String {
+        // Printable ASCII (a number's text, as always): one byte a character, grouped byte by byte.
+        var text = plain
+        if let fast = text.withUTF8({ groupedASCII($0) }) { return fast }
         var sign = ""
         var body = Substring(plain)
         if body.first == "-" || body.first == "+" {
@@ -65,5 +68,24 @@ public enum DecimalFormatting {
             out.append(ch)
         }
         return sign + out + body[dot...]
+    }
+
+    /// `grouped` of printable ASCII text; `nil` for any other text.
+    private static func groupedASCII(_ b: UnsafeBufferPointer<UInt8>) -> String? {
+        guard b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        var start = 0
+        if let first = b.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { start = 1 }
+        let dot = b[start...].firstIndex(of: UInt8(ascii: ".")) ?? b.count
+        let digits = dot - start
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count + digits / 3)
+        out.append(contentsOf: b[..<start])
+        for i in start..<dot {
+            let k = i - start
+            if k > 0 && (digits - k) % 3 == 0 { out.append(UInt8(ascii: ",")) }
+            out.append(b[i])
+        }
+        out.append(contentsOf: b[dot...])
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -144,6 +144,40 @@ public enum FileSystem {
     /// is untouched and the temp file is removed.
     public static func writeAtomically(to requested: String, mode: mode_t = 0o600,
                                        _ produce: (inout FileSink) throws(StoreError) -> Void) throws(StoreError) {
+        try writeTemporary(to: requested, mode: mode, produce).commit()
+    }
+
+    /// A new file written and flushed beside the file it is to replace, not yet in its place: `commit`
+    /// renames it over that file and flushes the folder; `discard` removes it, leaving the old file as it was.
+    public struct PendingFile: Sendable {
+        /// The temp file.
+        let temp: String
+        /// The file it replaces (links followed).
+        let path: String
+
+        /// Renames the temp file over the file and flushes the folder (the end of `writeAtomically`).
+        public func commit() throws(StoreError) {
+            guard rename(temp, path) == 0 else {
+                let detail = errorText()
+                unlink(temp)
+                throw StoreError(path: path, reason: .writeFailed(detail))
+            }
+            let dfd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if dfd >= 0 {
+                fsync(dfd)
+                close(dfd)
+            }
+        }
+
+        /// Removes the temp file.
+        public func discard() { unlink(temp) }
+    }
+
+    /// The first part of `writeAtomically`: the bytes `produce` hands its sink written to a private temp
+    /// file in the folder of `requested` (links followed) and flushed to disk, but not renamed into place.
+    /// If anything fails, the temp file is removed.
+    public static func writeTemporary(to requested: String, mode: mode_t = 0o600,
+                                      _ produce: (inout FileSink) throws(StoreError) -> Void) throws(StoreError) -> PendingFile {
         // Through a symlink (a store kept in a dotfiles repository), replace the file it points to,
         // not the link (nor any link in the middle of a chain).
         let path = try resolvingSymlink(requested)
@@ -173,16 +207,7 @@ public enum FileSystem {
             unlink(temp)
             throw StoreError(path: path, reason: .writeFailed(errorText()))
         }
-        guard rename(temp, path) == 0 else {
-            let detail = errorText()
-            unlink(temp)
-            throw StoreError(path: path, reason: .writeFailed(detail))
-        }
-        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            close(dfd)
-        }
+        return PendingFile(temp: temp, path: path)
     }
 
     /// How many links `resolvingSymlink` follows, as the kernel does (`MAXSYMLINKS`).
@@ -213,10 +238,15 @@ public enum FileSystem {
     /// Removes temp files that killed writers left beside `path`. Call only while holding its lock:
     /// then no live writer owns one.
     public static func removeLeftoverTempFiles(of path: String) {
+        for leftover in leftoverTempFiles(of: path) { unlink(leftover) }
+    }
+
+    /// The paths of the temp files beside `path` that `removeLeftoverTempFiles` removes.
+    static func leftoverTempFiles(of path: String) -> [String] {
         let dir = (path as NSString).deletingLastPathComponent
         let prefix = "." + (path as NSString).lastPathComponent + ".tmp."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
-        for name in names where name.hasPrefix(prefix) { unlink(dir + "/" + name) }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        return names.filter { $0.hasPrefix(prefix) }.map { dir + "/" + $0 }
     }
 
     /// Creates `path` (and missing parents) if needed; a folder bitpal creates is 0700.

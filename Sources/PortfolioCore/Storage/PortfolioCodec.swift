@@ -299,9 +299,13 @@ public enum PortfolioCodec {
     }
 
     /// With `spans`, also notes where each record's line is when it is in the writer's form (see `StoredRecords`).
+    ///
+    /// With `parallel` (the default), a large transaction array is read on two threads; the result and
+    /// any error are the same as reading it on one. `splitNear` chooses where the second thread starts (tests).
     static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool,
                                spans: inout [(start: UInt32, count: UInt32)]?,
-                               releasing: (minimumBytes: Int, everyRecords: Int)? = nil) throws(StoreError) -> (book: Book, stopped: Bool) {
+                               releasing: (minimumBytes: Int, everyRecords: Int)? = nil,
+                               parallel: Bool = true, splitNear: Int? = nil) throws(StoreError) -> (book: Book, stopped: Bool) {
         var r = JSONReader(buffer: buffer)
         do {
             var p = Book(portfolios: [])
@@ -343,11 +347,24 @@ public enum PortfolioCodec {
                     // The version comes first in every file bitpal writes; a hand-made file without it reads as version 2.
                     let v = version ?? Book.formatVersion
                     var strings = InternedStrings()
-                    if spans != nil && v == Book.formatVersion && buffer.count <= Int(UInt32.max) {
+                    let keeping = spans != nil && v == Book.formatVersion && buffer.count <= Int(UInt32.max)
+                    // A large array's second half is read on a second thread (see `SecondHalf`).
+                    var second = parallel ? SecondHalf.start(buffer, after: r.mark, near: splitNear, version: v, keepingSpans: keeping) : nil
+                    defer { second?.pending.wait() }
+                    if keeping {
                         var kept: [(start: UInt32, count: UInt32)] = []
                         kept.reserveCapacity(buffer.count / 170)
                         while try r.nextElement() {
                             r.skipSpace()
+                            if let half = second, r.mark >= half.start {
+                                second = nil
+                                if let read = half.taken(at: r.mark) {
+                                    p.transactions.append(contentsOf: read.records)
+                                    kept.append(contentsOf: read.spans)
+                                    r.rewind(to: read.end)
+                                    continue
+                                }
+                            }
                             let start = r.mark
                             var canonical = false
                             if let t = readTransactionLine(&r, version: v, checking: true, canonical: &canonical, strings: &strings) {
@@ -365,6 +382,19 @@ public enum PortfolioCodec {
                         // about the file or the records, not both).
                         let every = releasing.map { buffer.count >= $0.minimumBytes ? max(1, $0.everyRecords) : 0 } ?? 0
                         while try r.nextElement() {
+                            if let half = second {
+                                r.skipSpace()
+                                if r.mark >= half.start {
+                                    second = nil
+                                    if let read = half.taken(at: r.mark) {
+                                        r.rewind(to: read.end)
+                                        // The bytes read on the other thread are no longer needed either.
+                                        if every > 0 { r.releaseConsumed(before: read.end) }
+                                        p.transactions.append(contentsOf: read.records)
+                                        continue
+                                    }
+                                }
+                            }
                             p.transactions.append(try readTransaction(&r, version: v, strings: &strings))
                             if every > 0 && p.transactions.count % every == 0 { r.releaseConsumed(before: r.mark) }
                         }
@@ -624,5 +654,79 @@ public enum PortfolioCodec {
             throw r.error("'\(text)' is outside the dates bitpal keeps (\(ISODate.rangeText))")
         }
         throw r.error("'\(text)' is not an ISO 8601 time")
+    }
+}
+
+/// The second half of a large transaction array, read on a second thread while the first half is read
+/// on the calling one.
+///
+/// The second thread starts at a line break near the middle of what follows the array's start, at a line
+/// that opens an object, and reads records laid out as the store writes them (one per line, by the
+/// one-line reader) up to the array's closing bracket; anything else (an escape, another layout, a
+/// record the one-line reader refuses, the end of the array elsewhere) and it gives up. Its records are
+/// taken only when the calling thread's reader, record by record, arrives exactly at that line: then
+/// the line starts an element of this very array, and reading on from it one record after another is
+/// what the second thread did. Otherwise the calling thread just reads on, so every error is found, and
+/// worded, by the one-thread reader, with its line.
+struct SecondHalf: Sendable {
+    struct Read: Sendable {
+        var records: [Transaction]
+        /// As `decodeDocument` keeps them (empty unless asked for).
+        var spans: [(start: UInt32, count: UInt32)]
+        /// Where the closing bracket of the array is.
+        var end: Int
+    }
+
+    /// Where the second thread started: an element's first byte.
+    let start: Int
+    let pending: Parallel.Pending<Read?>
+
+    /// Gives the buffer to the other thread, which only reads it; neither thread writes it while both run.
+    private struct Shared: @unchecked Sendable { let buffer: ByteBuffer }
+
+    /// Starts reading after the middle of what follows `from` (or after `near`), when enough follows to be worth a thread.
+    static func start(_ buffer: ByteBuffer, after from: Int, near: Int? = nil, version: Int, keepingSpans: Bool) -> SecondHalf? {
+        let remaining = buffer.count - from
+        guard remaining >= Parallel.minimumRecords * 200 else { return nil }
+        let base = buffer.base
+        var i = max(from, min(near ?? (from + remaining / 2), buffer.count))
+        let limit = min(buffer.count, i + (1 << 16))
+        while i < limit && base[i] != 0x0A { i += 1 }
+        while i < limit && (base[i] == 0x0A || base[i] == 0x20 || base[i] == 0x09 || base[i] == 0x0D) { i += 1 }
+        guard i < limit, base[i] == UInt8(ascii: "{") else { return nil }
+        let shared = Shared(buffer: buffer), at = i
+        return SecondHalf(start: at, pending: Parallel.Pending { read(shared.buffer, from: at, version: version, keepingSpans: keepingSpans) })
+    }
+
+    /// The records from `from` to the array's end, each read by the one-line reader; `nil` at anything else.
+    private static func read(_ buffer: ByteBuffer, from: Int, version: Int, keepingSpans: Bool) -> Read? {
+        var r = JSONReader(sharing: buffer, at: from)
+        var strings = InternedStrings()
+        var records: [Transaction] = []
+        records.reserveCapacity((buffer.count - from) / 170)
+        var spans: [(start: UInt32, count: UInt32)] = []
+        if keepingSpans { spans.reserveCapacity((buffer.count - from) / 170) }
+        while true {
+            r.skipSpace()
+            let start = r.mark
+            var canonical = false
+            guard let t = PortfolioCodec.readTransactionLine(&r, version: version, checking: keepingSpans, canonical: &canonical,
+                                                             strings: &strings) else { return nil }
+            records.append(t)
+            if keepingSpans { spans.append(canonical ? (UInt32(start), UInt32(r.mark - start)) : (0, 0)) }
+            r.skipSpace()
+            if r.consume(",") { continue }
+            return r.peek() == UInt8(ascii: "]") ? Read(records: records, spans: spans, end: r.mark) : nil
+        }
+    }
+
+    /// What the second thread read, when the calling thread's reader is at `mark`, an element's start,
+    /// and that is where the second thread started; waits for it. `nil` when it is not, or it gave up.
+    func taken(at mark: Int) -> Read? {
+        guard mark == start else {
+            pending.wait()
+            return nil
+        }
+        return pending.value()
     }
 }

@@ -71,18 +71,23 @@ public struct PortfolioStore: Sendable {
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
         // The file as read stays in memory until the write, which copies the lines of unchanged records from it.
-        let (read, stored) = try loadKeepingRecords()
+        var (read, stored) = try loadKeepingRecords()
         var book = read
-        let original = book
+        var original = book
         let outcome = try change(&book)
         if outcome.write {
-            do {
-                // An import has already checked this very book (when it broke no rule): not twice.
-                try book.admitUnlessAdmitted(from: original, now: now)
-            } catch let rejection as BookRejection {
-                let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
-                throw StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
+            // An import has already checked this very book (when it broke no rule): not twice.
+            let checked = book.admission?.covers(book, now: now) ?? false
+            if !checked, original.readVersion == Book.formatVersion, let target = try? FileSystem.resolvingSymlink(path) {
+                try writeWhileChecking(book, original: original, stored: stored, target: target, now: now, names: names)
+                // The books are not needed any more: destroyed on another thread.
+                Parallel.discard(&book, leaving: Book())
+                Parallel.discard(&original, leaving: Book())
+                Parallel.discard(&read, leaving: Book())
+                Parallel.discard(&stored, leaving: nil)
+                return outcome.result
             }
+            if !checked { try admit(book, original: original, now: now, names: names) }
             let target = try FileSystem.resolvingSymlink(path)
             FileSystem.removeLeftoverTempFiles(of: target)
             if original.readVersion < Book.formatVersion {
@@ -100,6 +105,53 @@ public struct PortfolioStore: Sendable {
             }
         }
         return outcome.result
+    }
+
+    /// `book.admit`, a rejection worded with the lines of the stored file.
+    private func admit(_ book: Book, original: Book, now: Date, names: MessageNames) throws {
+        do {
+            try book.admit(from: original, now: now)
+        } catch {
+            throw worded(error, book: book, original: original, names: names)
+        }
+    }
+
+    /// An error of `admit` as `update` throws it: a rejection worded with the lines of the stored file.
+    private func worded(_ error: any Error, book: Book, original: Book, names: MessageNames) -> any Error {
+        guard let rejection = error as? BookRejection else { return error }
+        let lines = Self.lines(of: book, from: original, originalLines: (try? transactionLines()) ?? [])
+        return StoreError(path: path, reason: .brokenRules(rejection.problems.map { Self.describe($0, lines: lines, names: names) }))
+    }
+
+    /// The end of `update` for a version-2 file, with the same effects and errors as checking first and
+    /// writing after: the new file is written to its temp file (and flushed) on a second thread while
+    /// the book is checked on this one, and renamed into place only when the check passed. A refused
+    /// change removes the temp file and throws the check's error, leaving every other file as it was;
+    /// a failed write (after a passed check) throws the write's error.
+    private func writeWhileChecking(_ book: Book, original: Book, stored: StoredRecords?, target: String, now: Date,
+                                    names: MessageNames) throws {
+        // Temp files that killed writers left, listed before this write makes its own.
+        let leftovers = FileSystem.leftoverTempFiles(of: target)
+        var written = book
+        written.changed = []
+        written.admission = nil
+        let path = self.path
+        // The replay (the longest part) on this thread; the records' own rules, then the write, on the other.
+        let (checked, pending) = book.admit(from: original, now: now, alongside: { [written] () -> Result<FileSystem.PendingFile, StoreError> in
+            do throws(StoreError) {
+                return .success(try FileSystem.writeTemporary(to: path) { sink throws(StoreError) in
+                    try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
+                })
+            } catch {
+                return .failure(error)
+            }
+        })
+        if case let .failure(error) = checked {
+            if case let .success(file) = pending { file.discard() }
+            throw worded(error, book: book, original: original, names: names)
+        }
+        for leftover in leftovers { unlink(leftover) }
+        try pending.get().commit()
     }
 
     /// Locks the data folder and, when `portfolio.json` is a link to a file in another folder,

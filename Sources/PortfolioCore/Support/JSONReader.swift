@@ -81,10 +81,23 @@ public struct JSONReader {
     /// zeros now, and `releasedLines` line breaks were among them.
     private var releasedUpTo = 0
     private var releasedLines = 0
+    /// Another reader of the same buffer runs at the same time (`init(sharing:at:)`): this one may not
+    /// use the buffer's scratch memory, so an escaped string read as bytes is an error here.
+    private var sharing = false
 
     /// Reads a copy of `source`.
     public init(bytes source: [UInt8]) {
         self.init(buffer: ByteBuffer(copying: source))
+    }
+
+    /// Reads `buffer` from `position` on, on one thread while another reader reads it on another: for a
+    /// reader that reads values, not containers, and is thrown away at its first error (whose line and
+    /// column it does not know). It leaves the buffer as it is (no scratch memory, no release).
+    init(sharing buffer: ByteBuffer, at position: Int) {
+        self.init(buffer: buffer)
+        self.position = min(max(position, 0), count)
+        releasedUpTo = self.position
+        sharing = true
     }
 
     /// Reads `buffer` in place (e.g. a whole file read by `FileSystem.readBuffer`).
@@ -337,6 +350,7 @@ public struct JSONReader {
             }
             high |= b
             if b == UInt8(ascii: "\\") || b < 0x20 {
+                if sharing { throw error("an escaped string, not read here") }
                 position = start - 1
                 let s = try readString()
                 return storage.keep(Array(s.utf8))
@@ -455,10 +469,31 @@ public struct JSONReader {
         let last = (address + lineStart) / page * page
         guard last - first >= 16 * page else { return }
         let upTo = last - address
-        let lines = bytes(from: releasedUpTo, to: upTo).count { $0 == 0x0A }
+        let lines = JSONReader.lineBreaks(in: bytes(from: releasedUpTo, to: upTo))
         guard let start = UnsafeMutableRawPointer(bitPattern: first), madvise(start, last - first, MADV_DONTNEED) == 0 else { return }
         releasedLines += lines
         releasedUpTo = upTo
+    }
+
+    /// How many line breaks `text` holds: eight bytes at a time.
+    static func lineBreaks(in text: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = text.baseAddress else { return 0 }
+        let n = text.count
+        var count = 0
+        var i = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080, lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i + 8 <= n {
+            // A byte of `x` is zero exactly where the text has a line break; its high bit of `t` is then clear.
+            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ (ones &* 0x0A)
+            let t = ((x & lows) &+ lows) | x
+            count += (~t & highs).nonzeroBitCount
+            i += 8
+        }
+        while i < n {
+            if base[i] == 0x0A { count += 1 }
+            i += 1
+        }
+        return count
     }
 
     /// An error at the current position.

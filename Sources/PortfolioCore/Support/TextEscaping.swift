@@ -56,6 +56,12 @@ public enum TextEscaping {
 extension String {
     /// Without leading and trailing spaces and tabs (ASCII only; much cheaper than Foundation's trimming).
     public var trimmedSpaces: String {
+        // The common case, nothing to trim, decided on the contiguous bytes when the text has them.
+        let untouched = utf8.withContiguousStorageIfAvailable { b -> Bool in
+            guard let first = b.first, let last = b.last else { return true }
+            return first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09
+        }
+        if untouched == true { return self }
         let u = utf8
         guard let first = u.first, let last = u.last else { return self }
         if first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09 { return self }

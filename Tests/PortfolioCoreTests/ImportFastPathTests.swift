@@ -1,0 +1,43 @@
+import Foundation
+@testable import PortfolioCore
+import Testing
+
+/// The importer's shortcuts give what the plain ways give.
+@Suite struct ImportFastPathTests {
+    /// Trimming by indices into the UTF-8 view, as before the shortcut.
+    static func trimmedByIndices(_ s: String) -> String {
+        let u = s.utf8
+        var start = u.startIndex
+        var end = u.endIndex
+        while start < end && (u[start] == 0x20 || u[start] == 0x09) { start = u.index(after: start) }
+        while end > start {
+            let before = u.index(before: end)
+            guard u[before] == 0x20 || u[before] == 0x09 else { break }
+            end = before
+        }
+        return String(decoding: u[start..<end], as: UTF8.self)
+    }
+
+    @Test func trimmingSpacesIsTrimmingByIndices() {
+        var g = SplitMix64(seed: 9)
+        let pieces = [" ", "\t", "a", "é", "\n", "1", "  ", "👍🏽", "\u{301}"]
+        var texts = ["", " ", "\t", "a", " a ", "\ta\t", "a b", "é "]
+        for _ in 0..<300 { texts.append((0..<g.below(8)).map { _ in g.pick(pieces) }.joined()) }
+        // Bridged and substring-made texts too.
+        texts.append(String(("  x  " as NSString) as String))
+        texts.append(String(" long text that is not small ".dropFirst(0)))
+        for t in texts {
+            #expect(t.trimmedSpaces == Self.trimmedByIndices(t), "\(t.debugDescription)")
+            #expect(Array(t.trimmedSpaces.utf8) == Array(Self.trimmedByIndices(t).utf8), "\(t.debugDescription)")
+        }
+    }
+
+    @Test func legsPairAsTheirKindsSay() {
+        for a in TransactionType.allCases {
+            for b in TransactionType.allCases {
+                let kinds = Set([a, b])
+                #expect(TransactionImport.pairs(a, b) == (kinds == [.sell, .buy] || kinds == [.transferOut, .transferIn]), "\(a) \(b)")
+            }
+        }
+    }
+}
