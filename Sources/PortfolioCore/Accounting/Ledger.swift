@@ -372,16 +372,19 @@ public struct Ledger: Sendable {
         let slot = position(key)
         // The position is taken out of the list while it changes, so that its lots are changed in
         // place rather than copied (the table would otherwise share them); it goes back either way.
-        var p = Position(key: key, method: method(of: tx.portfolio))
-        if let slot { swap(&p, &positionList[slot]) }
+        var p: Position
+        if let slot {
+            p = Position(key: key)  // a stand-in while the real one is out
+            swap(&p, &positionList[slot])
+        } else {
+            p = Position(key: key, method: method(of: tx.portfolio))
+        }
         var changedInPlace = false
         /// A cash step comes first (`KindRule.steps`); the overdraw it finds is thrown before any lot
         /// changes, yet after the checks of the later steps, whose errors come first as they always have.
+        // (Written out at each change rather than in a local function: one that captured these
+        // variables would put them, and the position, in heap boxes on every record.)
         var overdraw: PortfolioError?
-        func willChange() throws(PortfolioError) {
-            if let overdraw { throw overdraw }
-            changedInPlace = true
-        }
         let totalsSlot = portfolioTotals.firstIndex { $0.portfolio == tx.portfolio }
         var t = totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals()
         var event: IncomeEvent?
@@ -404,13 +407,6 @@ public struct Ledger: Sendable {
             guard let rate = tx.fxRateValue else { return money }
             return try money.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
         }
-        /// One disposal's record (kept only when asked).
-        func disposal(_ quantity: Fixed18, proceeds: Exact36, fee: Exact36, basis: Exact36, gain: Exact36, realizes: Bool,
-                      networkFee: Bool, pool: Lot?, parts: [Lot]) -> Disposal {
-            Disposal(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type, linked: tx.linkedId != nil,
-                     date: tx.date, method: p.lots.method, quantity: quantity, proceeds: proceeds, fee: fee, basis: basis, gain: gain,
-                     realizes: realizes, isNetworkFee: networkFee, poolBefore: pool, parts: parts)
-        }
         do throws(PortfolioError) {
         for step in rule.steps(negative: tx.negative) {
             switch step {
@@ -427,7 +423,8 @@ public struct Ledger: Sendable {
                     let arriving = try Ledger.arriving(lots, fee: try base(Exact36(fee)), convert: base, at: tx, order: applied)
                     var sum = Exact36.zero
                     for lot in arriving {
-                        try willChange()
+                        if let overdraw { throw overdraw }
+                        changedInPlace = true
                         try p.lots.receive(lot)
                         sum = try sum + lot.basis
                     }
@@ -440,7 +437,8 @@ public struct Ledger: Sendable {
                     case .gross: basis = try base(tx.gross)
                     case .zero: basis = .zero
                     }
-                    try willChange()
+                    if let overdraw { throw overdraw }
+                    changedInPlace = true
                     try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date, source: tx.id, order: applied)
                     if explaining { made = [Lot(quantity: tx.amountValue, basis: basis, acquired: tx.date, source: tx.id, order: applied)] }
                 }
@@ -457,7 +455,8 @@ public struct Ledger: Sendable {
                 }
                 let pool = keepingParts && p.lots.method == .average ? p.lots.open.first : nil
                 let moves = mode == .transfer && tx.linkedId != nil
-                try willChange()
+                if let overdraw { throw overdraw }
+                changedInPlace = true
                 let (basis, parts) = try p.lots.dispose(quantity: tx.amountValue, keepingParts: keepingParts || moves)
                 switch mode {
                 case .sale:
@@ -471,12 +470,12 @@ public struct Ledger: Sendable {
                     t.realized = try t.realized + gain
                     t.realizedBasis = try t.realizedBasis + basis
                     if keepingParts {
-                        gone.append(disposal(tx.amountValue, proceeds: proceeds, fee: try base(Exact36(fee)), basis: basis, gain: gain,
+                        gone.append(Ledger.disposal(tx, method: p.lots.method, tx.amountValue, proceeds: proceeds, fee: try base(Exact36(fee)), basis: basis, gain: gain,
                                              realizes: true, networkFee: false, pool: pool, parts: parts))
                     }
                 case .transfer:
                     if keepingParts {
-                        gone.append(disposal(tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: .zero, realizes: false,
+                        gone.append(Ledger.disposal(tx, method: p.lots.method, tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: .zero, realizes: false,
                                              networkFee: false, pool: pool, parts: parts))
                     }
                     if feeUnits.units > 0 {
@@ -487,7 +486,7 @@ public struct Ledger: Sendable {
                         t.realized = try t.realized - lost
                         t.realizedBasis = try t.realizedBasis + lost
                         if keepingParts {
-                            gone.append(disposal(feeUnits, proceeds: .zero, fee: .zero, basis: lost, gain: try Exact36.zero - lost,
+                            gone.append(Ledger.disposal(tx, method: p.lots.method, feeUnits, proceeds: .zero, fee: .zero, basis: lost, gain: try Exact36.zero - lost,
                                                  realizes: true, networkFee: true, pool: feePool, parts: feeParts))
                         }
                     }
@@ -499,7 +498,7 @@ public struct Ledger: Sendable {
                     t.realized = try t.realized - basis
                     t.realizedBasis = try t.realizedBasis + basis
                     if keepingParts {
-                        gone.append(disposal(tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: try Exact36.zero - basis,
+                        gone.append(Ledger.disposal(tx, method: p.lots.method, tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: try Exact36.zero - basis,
                                              realizes: true, networkFee: false, pool: pool, parts: parts))
                     }
                 }
@@ -539,7 +538,8 @@ public struct Ledger: Sendable {
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
-                    try willChange()
+                    if let overdraw { throw overdraw }
+                    changedInPlace = true
                     try p.lots.scale(by: tx.amountValue, over: divisor)
                     p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
                     p.cycleSold = p.cycleSold.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
@@ -587,6 +587,14 @@ public struct Ledger: Sendable {
                                       disposals: gone, income: event, cash: movement)
         }
         if closes { closeCycle(of: p) }
+    }
+
+    /// One disposal's record (kept only when asked).
+    static func disposal(_ tx: Transaction, method: CostBasisMethod, _ quantity: Fixed18, proceeds: Exact36, fee: Exact36, basis: Exact36,
+                         gain: Exact36, realizes: Bool, networkFee: Bool, pool: Lot?, parts: [Lot]) -> Disposal {
+        Disposal(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type, linked: tx.linkedId != nil,
+                 date: tx.date, method: method, quantity: quantity, proceeds: proceeds, fee: fee, basis: basis, gain: gain,
+                 realizes: realizes, isNetworkFee: networkFee, poolBefore: pool, parts: parts)
     }
 
     /// The lots a move's transfer-in receives: the transfer-out's lots with their dates, sources and
