@@ -212,20 +212,7 @@ public struct Exact36: Hashable, Sendable {
 
     private func formatted(scale requested: Int, trimZeros: Bool) -> String {
         let scale = min(max(requested, 0), 36)
-        // Round the magnitude to `scale` decimals: divide by 10^(36 − scale), half away from zero.
-        var (high, low) = (self.high, self.low)
-        if scale < 36 {
-            let divisor = Exact36.pow10(36 - scale)
-            let (qh, rh) = high.quotientAndRemainder(dividingBy: divisor)
-            var (ql, r) = divisor.dividingFullWidth((high: rh, low: low))
-            var carry: UInt128 = 0
-            if r >= divisor - r {
-                let (sum, over) = ql.addingReportingOverflow(1)
-                ql = sum
-                carry = over ? 1 : 0
-            }
-            (high, low) = (qh &+ carry, ql)
-        }
+        let (high, low) = magnitude(roundedTo: scale)
         var digits = Exact36.decimalDigits(high: high, low: low)
         if digits.count <= scale { digits = [UInt8](repeating: 48, count: scale + 1 - digits.count) + digits }
         var integer = Array(digits[..<(digits.count - scale)])
@@ -243,6 +230,15 @@ public struct Exact36: Hashable, Sendable {
     public func rounded(scale requested: Int) -> Exact36 {
         let scale = min(max(requested, 0), 36)
         guard scale < 36 else { return self }
+        let (high, low) = magnitude(roundedTo: scale)
+        let quotient = Exact36(negative: negative, high: high, low: low)
+        let back = (try? quotient.multiplied(by: Fixed18(units: Exact36.pow10(36 - scale)), dividedBy: Fixed18(units: 1))) ?? self
+        return back.isZero ? .zero : back
+    }
+
+    /// The magnitude in units of 10^−`scale` (0…36), rounded half away from zero.
+    private func magnitude(roundedTo scale: Int) -> (high: UInt128, low: UInt128) {
+        guard scale < 36 else { return (high, low) }
         let divisor = Exact36.pow10(36 - scale)
         let (qh, rh) = high.quotientAndRemainder(dividingBy: divisor)
         var (ql, r) = divisor.dividingFullWidth((high: rh, low: low))
@@ -252,9 +248,7 @@ public struct Exact36: Hashable, Sendable {
             ql = sum
             carry = over ? 1 : 0
         }
-        let quotient = Exact36(negative: negative, high: qh &+ carry, low: ql)
-        let back = (try? quotient.multiplied(by: Fixed18(units: divisor), dividedBy: Fixed18(units: 1))) ?? self
-        return back.isZero ? .zero : back
+        return (qh &+ carry, ql)
     }
 
     static func pow10(_ n: Int) -> UInt128 { (0..<n).reduce(UInt128(1)) { acc, _ in acc * 10 } }
