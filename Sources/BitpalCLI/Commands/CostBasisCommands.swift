@@ -17,15 +17,20 @@ struct Period {
     init() {}
 
     init(parsing a: inout ArgumentList) throws {
-        year = try a.popOption("--year").map { text in
-            guard text.count == 4, let y = Int(text), (1900...9999).contains(y) else {
-                throw UsageError.invalidValue(option: "--year", value: text, reason: "a year is four digits, 1900–9999")
-            }
-            return y
-        }
+        year = try Period.year(&a)
         since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
         until = try a.popOption("--until").map { text throws(UsageError) in try ArgumentList.date(text, field: "--until") }
         if year != nil && (since != nil || until != nil) { throw UsageError.conflict("--year is a period of its own; leave out --since and --until") }
+    }
+
+    /// `--year YYYY` (exit 2 unless four digits, 1900–9999); `gains`, `compare` and `income` share it.
+    static func year(_ a: inout ArgumentList) throws(UsageError) -> Int? {
+        try a.popOption("--year").map { text throws(UsageError) in
+            guard text.count == 4, let y = Int(text), (1900...9999).contains(y) else {
+                throw .invalidValue(option: "--year", value: text, reason: "a year is four digits, 1900–9999")
+            }
+            return y
+        }
     }
 
     /// The first and last instants covered (`nil`: open).

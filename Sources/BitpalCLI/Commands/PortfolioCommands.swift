@@ -296,12 +296,7 @@ struct IncomeCommand: Command {
     var all: Bool
 
     init(parsing a: inout ArgumentList) throws {
-        year = try a.popOption("--year").map { text in
-            guard text.count == 4, let y = Int(text), (1900...9999).contains(y) else {
-                throw UsageError.invalidValue(option: "--year", value: text, reason: "a year is four digits, 1900–9999")
-            }
-            return y
-        }
+        year = try Period.year(&a)
         by = a.popOption("--by").flatMap(IncomeGrouping.init(rawValue:))
         all = a.popFlag("--all")
     }

@@ -36,9 +36,10 @@ public struct Lot: Sendable, Equatable {
     public var source: UUID?
     /// The replay position of that transaction: the recording order that breaks every tie left.
     public var order: Int
-    /// basis ÷ quantity when the lot was made or last split: HIFO's key (a part taken later
-    /// leaves it as it was, so rounding in the 36th decimal never reorders lots).
-    var unitCost: Exact36
+    /// basis ÷ quantity when the lot joined a HIFO position or was last split there: HIFO's key (a
+    /// part taken later leaves it as it was, so rounding in the 36th decimal never reorders lots).
+    /// Zero elsewhere (only HIFO orders by it).
+    var unitCost = Exact36.zero
 
     public init(quantity: Fixed18, basis: Exact36, acquired: Date?, source: UUID?, order: Int) {
         self.quantity = quantity
@@ -46,7 +47,6 @@ public struct Lot: Sendable, Equatable {
         self.acquired = acquired
         self.source = source
         self.order = order
-        unitCost = Lot.costPerUnit(basis, quantity)
     }
 
     /// basis ÷ quantity; the largest value when it does not fit (a huge basis on a dust quantity).
@@ -94,6 +94,13 @@ public struct Lots: Sendable {
 
     /// Adds units acquired for `cost` (fees included) on `date` by the record `source` at replay position `order`.
     public mutating func acquire(quantity amount: Fixed18, cost: Exact36, date: Date, source: UUID, order: Int) throws(PortfolioError) {
+        if method == .average {
+            // The pool keeps totals only: no lot to make.
+            let q = try quantity.adding(amount)
+            costBasis = try costBasis + cost
+            quantity = q
+            return
+        }
         try receive(Lot(quantity: amount, basis: cost, acquired: date, source: source, order: order))
     }
 
@@ -184,12 +191,12 @@ public struct Lots: Sendable {
                 }
                 lot.basis = try lot.basis + orphanBasis
                 orphanBasis = .zero
-                lot.unitCost = Lot.costPerUnit(lot.basis, lot.quantity)
+                if method == .hifo { lot.unitCost = Lot.costPerUnit(lot.basis, lot.quantity) }
                 kept.append(lot)
             }
             if orphanBasis != .zero, let last = kept.indices.last {
                 kept[last].basis = try kept[last].basis + orphanBasis
-                kept[last].unitCost = Lot.costPerUnit(kept[last].basis, kept[last].quantity)
+                if method == .hifo { kept[last].unitCost = Lot.costPerUnit(kept[last].basis, kept[last].quantity) }
             }
             if method == .hifo { kept.sort(by: Lots.hifoFirst) }
             lots = kept
@@ -211,8 +218,10 @@ public struct Lots: Sendable {
         a.unitCost != b.unitCost ? a.unitCost > b.unitCost : earlier(a, b)
     }
 
-    private mutating func insert(_ lot: Lot) {
+    private mutating func insert(_ arriving: Lot) {
         let hifo = method == .hifo
+        var lot = arriving
+        if hifo { lot.unitCost = Lot.costPerUnit(lot.basis, lot.quantity) }
         func before(_ a: Lot, _ b: Lot) -> Bool { hifo ? Lots.hifoFirst(a, b) : Lots.earlier(a, b) }
         // Acquisitions mostly come in date order: appending is the common case.
         guard let last = lots.last, head < lots.count, before(lot, last) else {
