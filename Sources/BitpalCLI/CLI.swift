@@ -15,6 +15,8 @@ public struct CLI {
         ExplainCommand.self, WidgetCommand.self,
         TargetSetCommand.self, TargetClearCommand.self, TargetShowCommand.self, AllocationCommand.self,
         PlanAddCommand.self, PlanListCommand.self, PlanShowCommand.self, PlanEditCommand.self, PlanRemoveCommand.self,
+        SavingAddCommand.self, SavingListCommand.self, SavingEditCommand.self, SavingRemoveCommand.self, SavingRunCommand.self,
+        SavingDueCommand.self, SavingConfirmCommand.self,
         AssetAddCommand.self, AssetListCommand.self, AssetShowCommand.self, AssetEditCommand.self, AssetRemoveCommand.self,
         PortfolioListCommand.self, PortfolioAddCommand.self, PortfolioEditCommand.self, PortfolioDefaultCommand.self,
         PortfolioRemoveCommand.self,
@@ -28,7 +30,7 @@ public struct CLI {
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
-    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list", "target": "show", "plan": "list"]
+    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list", "target": "show", "plan": "list", "saving": "list"]
 
     public var environment: Environment
     public var console: Console

@@ -279,6 +279,9 @@ struct AssetRemoveCommand: Command {
             guard book.asset(id: code) != nil else { throw PortfolioError.assetNotFound(code) }
             let used = AssetOptions.usage(of: code, in: book).transactions
             if used > 0 && !withTransactions { throw PortfolioError.assetInUse(id: code, count: used) }
+            if let plan = book.savingPlans.first(where: { $0.assetId == code }) {
+                throw CommandFailure("Saving plan '\(TextEscaping.escaped(plan.name))' buys \(code); remove it first ('bitpal saving remove')")
+            }
             var indices = Set<Int>()
             for i in book.transactions.indices where book.transactions[i].assetId == code { indices.formUnion(book.legs(of: i)) }
             book.delete(at: indices)

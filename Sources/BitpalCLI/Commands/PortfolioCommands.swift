@@ -195,6 +195,9 @@ struct PortfolioEditCommand: Command {
                     book.transactions[j].portfolio = newName
                 }
                 if book.defaultPortfolio == old.name { book.defaultPortfolio = newName }
+                // Plans follow in the same write.
+                for j in book.plans.indices where book.plans[j].portfolio == old.name { book.plans[j].portfolio = newName }
+                for j in book.savingPlans.indices where book.savingPlans[j].portfolio == old.name { book.savingPlans[j].portfolio = newName }
             }
             if let description { p.description = description.isEmpty ? nil : description }
             if let active { p.active = active }
@@ -269,6 +272,9 @@ struct PortfolioRemoveCommand: Command {
             if book.defaultPortfolio == p.name { throw PortfolioError.defaultPortfolioRemoval(p.name) }
             let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
             if count > 0 { throw PortfolioError.portfolioInUse(name: p.name, count: count) }
+            if let plan = book.savingPlans.first(where: { $0.portfolio == p.name }) {
+                throw CommandFailure("Saving plan '\(TextEscaping.escaped(plan.name))' buys into '\(TextEscaping.escaped(p.name))'; remove it first ('bitpal saving remove')")
+            }
             book.portfolios.removeAll { $0.name == p.name }
             return (true, p.name)
         }

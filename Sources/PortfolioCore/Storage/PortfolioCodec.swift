@@ -75,6 +75,12 @@ public enum PortfolioCodec {
             for plan in p.plans { writePlan(plan, to: &w) }
             w.endArray()
         }
+        if !p.savingPlans.isEmpty {
+            w.key("savingPlans")
+            w.beginArray()
+            for plan in p.savingPlans { writeSavingPlan(plan, to: &w) }
+            w.endArray()
+        }
         w.key("transactions")
         w.beginArray()
     }
@@ -122,6 +128,65 @@ public enum PortfolioCodec {
         guard let name, let target, let by else { throw r.error("a plan needs name, target and byDate") }
         return InvestmentPlan(name: name, portfolio: portfolio, target: target, byDate: by, monthly: monthly, expectedReturn: ret,
                               startDate: start ?? by, risk: risk, status: status, notes: notes)
+    }
+
+    static func writeSavingPlan(_ p: SavingPlan, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("name"); w.string(p.name)
+        w.key("portfolio"); w.string(p.portfolio)
+        w.key("assetId"); w.string(p.assetId)
+        w.key("amount"); w.fixed(p.amount)
+        w.key("fee"); w.fixed(p.fee)
+        w.key("frequency"); w.string(p.frequency.rawValue)
+        w.key("startDate"); w.string(ISODate.dayText(p.startDay))
+        w.key("nextDueDate"); w.string(ISODate.dayText(p.nextDueDay))
+        w.key("lastExecuted"); w.string(p.lastExecutedDay.map(ISODate.dayText))
+        w.key("from"); w.string(p.from.rawValue)
+        w.key("method"); w.string(p.method.rawValue)
+        w.key("active"); w.bool(p.active)
+        w.key("notes"); w.string(p.notes)
+        w.endObject()
+    }
+
+    static func readSavingPlan(_ r: inout JSONReader) throws(JSONReadError) -> SavingPlan {
+        var name: String?, portfolio: String?, asset: String?, amount: Fixed18?, fee = Fixed18.zero, frequency: SavingPlan.Frequency?
+        var start: Int64?, next: Int64?, last: Int64?, from = SavingPlan.Funding.outside, method = SavingPlan.Method.automatic
+        var active = true, notes: String?
+        func day(_ r: inout JSONReader, _ key: String) throws(JSONReadError) -> Int64 {
+            let text = try r.readString()
+            guard let n = ISODate.dayNumber(ofDay: text) else { throw r.error("\(key) must be a day (YYYY-MM-DD), not '\(TextEscaping.escaped(text))'") }
+            return n
+        }
+        func choice<T: RawRepresentable>(_ r: inout JSONReader, _ what: String) throws(JSONReadError) -> T where T.RawValue == String {
+            let text = try r.readString()
+            guard let v = T(rawValue: text) else { throw r.error("unknown \(what) '\(TextEscaping.escaped(text))'") }
+            return v
+        }
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "name": name = try r.readString()
+            case "portfolio": portfolio = try r.readString()
+            case "assetId": asset = try r.readString()
+            case "amount": amount = try readFixed(&r)
+            case "fee": fee = try readFixed(&r)
+            case "frequency": frequency = try choice(&r, "saving frequency")
+            case "startDate": start = try day(&r, "startDate")
+            case "nextDueDate": next = try day(&r, "nextDueDate")
+            case "lastExecuted": last = r.consumeNull() ? nil : try day(&r, "lastExecuted")
+            case "from": from = try choice(&r, "saving funding")
+            case "method": method = try choice(&r, "saving method")
+            case "active": active = try r.readBool()
+            case "notes": notes = try r.readStringOrNull()
+            default: try r.skipValue()
+            }
+        }
+        guard let name, let portfolio, let asset, let amount, let frequency, let start else {
+            throw r.error("a saving plan needs name, portfolio, assetId, amount, frequency and startDate")
+        }
+        guard amount.units > fee.units else { throw r.error("a saving plan's fee must be below its amount") }
+        return SavingPlan(name: name, portfolio: portfolio, assetId: asset, amount: amount, fee: fee, frequency: frequency, startDay: start,
+                          nextDueDay: next ?? start, lastExecutedDay: last, from: from, method: method, active: active, notes: notes)
     }
 
     /// Everything after the last transaction record.
@@ -423,6 +488,9 @@ public enum PortfolioCodec {
                 case "plans":
                     try r.beginArray()
                     while try r.nextElement() { p.plans.append(try readPlan(&r)) }
+                case "savingPlans":
+                    try r.beginArray()
+                    while try r.nextElement() { p.savingPlans.append(try readSavingPlan(&r)) }
                 default:
                     r.skipSpace()
                     let start = r.mark
