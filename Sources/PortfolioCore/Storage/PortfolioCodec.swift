@@ -3,8 +3,8 @@ import Foundation
 /// Reads and writes `portfolio.json`.
 ///
 /// Version 2 is pretty-printed JSON with a fixed key order: `{"format", "version",
-/// "defaultPortfolio", "portfolios", "assets", "fxRates", "transactions", "watchlist",
-/// "manualPrices"}` (`fxRates` only when there are rates),
+/// "defaultPortfolio", "portfolios", "assets", "fxRates", "plans", "savingPlans", "transactions",
+/// "watchlist", "manualPrices"}` (`fxRates`, `plans` and `savingPlans` only when there are some),
 /// then every top-level key a newer bitpal wrote, kept unchanged. One record per line, so a
 /// change is a one-line diff. Every decimal is a JSON **string** holding its exact digits, and
 /// every date is ISO 8601 UTC. Transaction records follow `TransactionField` (null keys left
