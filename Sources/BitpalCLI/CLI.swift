@@ -24,13 +24,14 @@ public struct CLI {
         CashTransferCommand.self, CashExchangeCommand.self,
         FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXHistoryCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
+        AlertAddCommand.self, AlertListCommand.self, AlertRemoveCommand.self, AlertCheckCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
         CheckCommand.self, HelpCommand.self, CompletionsCommand.self,
     ] }
 
     /// Groups of commands run without a subcommand, and the subcommand they default to.
-    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list", "target": "show", "plan": "list", "saving": "list"]
+    static let defaultSubcommands = ["price": "list", "watch": "list", "asset": "list", "portfolio": "list", "cash": "balance", "fx": "list", "target": "show", "plan": "list", "saving": "list", "alert": "list"]
 
     public var environment: Environment
     public var console: Console

@@ -157,6 +157,8 @@ public struct Book: Sendable, Equatable {
     public var plans: [InvestmentPlan] = []
     /// Saving plans (`saving add`).
     public var savingPlans: [SavingPlan] = []
+    /// Price alerts and their last state (`alert add`).
+    public var alerts: [PriceAlert] = []
     /// Top-level keys this build does not know, with their JSON text, kept as they were.
     public var unknownKeys: [(key: String, json: [UInt8])] = []
     /// The version the file was read in (1 for a file to migrate on the first write).
@@ -181,7 +183,7 @@ public struct Book: Sendable, Equatable {
     public static func == (a: Book, b: Book) -> Bool {
         a.defaultPortfolio == b.defaultPortfolio && a.portfolios == b.portfolios && a.assets == b.assets
             && a.transactions == b.transactions && a.watchlist == b.watchlist && a.manualPrices == b.manualPrices
-            && a.fxRates == b.fxRates && a.plans == b.plans && a.savingPlans == b.savingPlans
+            && a.fxRates == b.fxRates && a.plans == b.plans && a.savingPlans == b.savingPlans && a.alerts == b.alerts
             && a.unknownKeys.map(\.key) == b.unknownKeys.map(\.key) && a.unknownKeys.map(\.json) == b.unknownKeys.map(\.json)
     }
 

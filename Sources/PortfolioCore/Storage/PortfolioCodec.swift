@@ -3,8 +3,8 @@ import Foundation
 /// Reads and writes `portfolio.json`.
 ///
 /// Version 2 is pretty-printed JSON with a fixed key order: `{"format", "version",
-/// "defaultPortfolio", "portfolios", "assets", "fxRates", "plans", "savingPlans", "transactions",
-/// "watchlist", "manualPrices"}` (`fxRates`, `plans` and `savingPlans` only when there are some),
+/// "defaultPortfolio", "portfolios", "assets", "fxRates", "plans", "savingPlans", "alerts", "transactions",
+/// "watchlist", "manualPrices"}` (`fxRates`, `plans`, `savingPlans` and `alerts` only when there are some),
 /// then every top-level key a newer bitpal wrote, kept unchanged. One record per line, so a
 /// change is a one-line diff. Every decimal is a JSON **string** holding its exact digits, and
 /// every date is ISO 8601 UTC. Transaction records follow `TransactionField` (null keys left
@@ -79,6 +79,12 @@ public enum PortfolioCodec {
             w.key("savingPlans")
             w.beginArray()
             for plan in p.savingPlans { writeSavingPlan(plan, to: &w) }
+            w.endArray()
+        }
+        if !p.alerts.isEmpty {
+            w.key("alerts")
+            w.beginArray()
+            for a in p.alerts { writeAlert(a, to: &w) }
             w.endArray()
         }
         w.key("transactions")
@@ -187,6 +193,50 @@ public enum PortfolioCodec {
         guard amount.units > fee.units else { throw r.error("a saving plan's fee must be below its amount") }
         return SavingPlan(name: name, portfolio: portfolio, assetId: asset, amount: amount, fee: fee, frequency: frequency, startDay: start,
                           nextDueDay: next ?? start, lastExecutedDay: last, from: from, method: method, active: active, notes: notes)
+    }
+
+    static func writeAlert(_ a: PriceAlert, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("id"); w.number(String(a.id))
+        w.key("assetId"); w.string(a.assetId)
+        w.key("condition"); w.string(a.condition.rawValue)
+        w.key("threshold"); w.fixed(a.threshold)
+        w.key("currency"); w.string(a.currency)
+        w.key("repeat"); w.bool(a.repeats)
+        w.key("state"); w.string(a.state.rawValue)
+        w.key("lastChecked"); if let d = a.lastChecked { w.date(d) } else { w.null() }
+        w.endObject()
+    }
+
+    static func readAlert(_ r: inout JSONReader) throws(JSONReadError) -> PriceAlert {
+        var id: Int?, asset: String?, condition: PriceAlert.Condition?, threshold: Fixed18?, currency = "USD", repeats = false
+        var state = PriceAlert.State.armed, checked: Date?
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "id":
+                let text = try r.readNumberText()
+                guard let n = Int(text), n > 0 else { throw r.error("an alert id is a whole number above 0, not \(text)") }
+                id = n
+            case "assetId": asset = try r.readString()
+            case "condition":
+                let text = try r.readString()
+                guard let v = PriceAlert.Condition(rawValue: text) else { throw r.error("unknown alert condition '\(TextEscaping.escaped(text))'") }
+                condition = v
+            case "threshold": threshold = try readFixed(&r)
+            case "currency": currency = try r.readString()
+            case "repeat": repeats = try r.readBool()
+            case "state":
+                let text = try r.readString()
+                guard let v = PriceAlert.State(rawValue: text) else { throw r.error("unknown alert state '\(TextEscaping.escaped(text))'") }
+                state = v
+            case "lastChecked": checked = r.consumeNull() ? nil : try readDate(&r)
+            default: try r.skipValue()
+            }
+        }
+        guard let id, let asset, let condition, let threshold else { throw r.error("an alert needs id, assetId, condition and threshold") }
+        return PriceAlert(id: id, assetId: asset, condition: condition, threshold: threshold, currency: currency, repeats: repeats,
+                          state: state, lastChecked: checked)
     }
 
     /// Everything after the last transaction record.
@@ -491,6 +541,9 @@ public enum PortfolioCodec {
                 case "savingPlans":
                     try r.beginArray()
                     while try r.nextElement() { p.savingPlans.append(try readSavingPlan(&r)) }
+                case "alerts":
+                    try r.beginArray()
+                    while try r.nextElement() { p.alerts.append(try readAlert(&r)) }
                 default:
                     r.skipSpace()
                     let start = r.mark

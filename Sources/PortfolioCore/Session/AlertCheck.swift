@@ -1,0 +1,43 @@
+import Foundation
+
+extension Session {
+    /// `alert check`: refreshes the prices the alerts need under the reports' 60-second rule (unless
+    /// offline), then, under the store's lock, steps every alert and writes the states.
+    ///
+    /// - Throws: the fetch's error when prices could not be fetched; then no alert fires and no state changes.
+    public func checkAlerts(names: MessageNames) throws -> AlertCheck {
+        let before = try loadBook()
+        guard !before.alerts.isEmpty else { return AlertCheck() }
+        var prices = priceBook(before)
+        if !offline {
+            _ = try networkSettings()
+            var stale: [String: Set<String>] = [:]  // currency → coins
+            for a in before.alerts where !Asset.isRegisteredID(a.assetId) {
+                let newest = prices.latest(a.assetId, preferring: a.currency)
+                let fresh = newest.map { $0.currency == a.currency && now.timeIntervalSince($0.time) <= PriceBook.freshFor } ?? false
+                if !fresh { stale[a.currency, default: []].insert(a.assetId) }
+            }
+            for (currency, coins) in stale.sorted(by: { $0.key < $1.key }) {
+                let fetched = try fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
+                for w in fetched.warnings { notify(.service(w)) }
+                prices.add(fetched.quotes)
+            }
+        }
+        return try store.update(now: now, names: names) { book in
+            var check = AlertCheck()
+            for i in book.alerts.indices {
+                var a = book.alerts[i]
+                let quote = prices.latest(a.assetId, preferring: a.currency)
+                let holds = a.holds(for: quote)
+                let (state, fires) = a.step(holds)
+                a.state = state
+                a.lastChecked = now
+                check.checked += 1
+                if holds == nil { check.unknown.append(a) }
+                if fires, let quote { check.fired.append(FiredAlert(alert: a, quote: quote)) }
+                book.alerts[i] = a
+            }
+            return (true, check)
+        }
+    }
+}
