@@ -12,7 +12,7 @@ public struct CLI {
         AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self, MoveCommand.self,
         ImportCommand.self, ExportCommand.self,
         HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, IncomeCommand.self, GainsCommand.self, CompareCommand.self,
-        ExplainCommand.self, WidgetCommand.self,
+        ExplainCommand.self, WidgetCommand.self, ReportPageCommand.self,
         TargetSetCommand.self, TargetClearCommand.self, TargetShowCommand.self, AllocationCommand.self,
         PlanAddCommand.self, PlanListCommand.self, PlanShowCommand.self, PlanEditCommand.self, PlanRemoveCommand.self,
         SavingAddCommand.self, SavingListCommand.self, SavingEditCommand.self, SavingRemoveCommand.self, SavingRunCommand.self,

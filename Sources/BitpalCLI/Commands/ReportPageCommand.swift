@@ -1,0 +1,193 @@
+import Foundation
+import PortfolioCore
+
+/// `report --html FILE`: one self-contained page with what the reports print (history-performance.md,
+/// "The report page"). Every figure is formatted by the same functions as the CLI's tables.
+struct ReportPageCommand: Command {
+    static let spec = CommandSpec(
+        name: "report", summary: "Write a self-contained HTML page: summary, holdings, allocation, value chart, performance, income, gains",
+        options: [OptionSpec("--html", "FILE", "where to write the page ('-' for standard output)"), ReportOptions.all],
+        group: "Reports",
+        details: """
+        One file with no scripts and nothing fetched when it opens (inline SVG and CSS): open it in any
+        browser, on a phone, or print it. Its figures are the ones 'holdings', 'summary', 'allocation',
+        'history', 'performance', 'income' and 'gains' print. Prices are refreshed first as for
+        'holdings' (unless offline). The file is readable by you only (mode 600).
+        """,
+        examples: ["bitpal report --html report.html", "bitpal report --html - --all > all.html"])
+
+    var file: String
+    var all: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        guard let file = a.popOption("--html"), !file.isEmpty else { throw UsageError.missingValue(option: "--html", valueName: "FILE") }
+        self.file = file
+        all = a.popFlag("--all")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        let reports = try context.reports(refresh: true, all: all) { $0.keepingDisposals = true }
+        let session = try context.session()
+        let settings = try session.loadSettings()
+        let portfolio = try context.portfolio(in: settings)
+        var page = ReportPage(context: context, reports: reports)
+        page.title = all ? "All portfolios" : "Portfolio '\(portfolio.name)'"
+        page.targets = all ? nil : portfolio.targets
+        let html = page.render()
+        if file == "-" {
+            context.out(html)
+            return .success
+        }
+        try FileSystem.writeAtomically(Array(html.utf8), to: file, mode: 0o600)
+        if context.json {
+            context.printJSON(.object([("file", .string(file)), ("bytes", .number(String(html.utf8.count)))]))
+        } else {
+            context.out("Wrote \(TextEscaping.escaped(file)) (\(html.utf8.count / 1024 + 1) KB); open it in a browser.\n")
+        }
+        return .success
+    }
+}
+
+/// The page itself, from the reports.
+struct ReportPage {
+    let context: Context
+    let reports: Reports
+    var title = ""
+    var targets: Targets?
+
+    init(context: Context, reports: Reports) {
+        self.context = context
+        self.reports = reports
+    }
+
+    private typealias Cell = HTMLPage.Cell
+
+    func render() -> String {
+        let zone = context.timeZone
+        let summary = reports.summary()
+        let holdings = reports.holdings(sort: .value, byPortfolio: false)
+        var s = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            + "<title>bitpal — \(HTMLPage.escape(title))</title><style>\(HTMLPage.style)</style></head><body>\n"
+        s += "<header><h1>\(HTMLPage.escape(title))</h1><p class=\"muted\">bitpal report, \(HTMLPage.escape(Human.time(context.now, in: zone))) "
+            + "\(HTMLPage.escape(Human.zoneLabel(zone))), in \(reports.baseCurrency)."
+            + (summary.pricesAsOf.map { " Prices as of \(HTMLPage.escape(Human.time($0, in: zone))) (\(HTMLPage.escape(Human.age($0, now: context.now))))." } ?? "")
+            + "</p></header>\n"
+        s += summarySection(summary)
+        s += holdingsSection(holdings)
+        s += allocationSection(holdings)
+        s += incomeSection()
+        s += gainsSection()
+        s += "<footer>Made by bitpal \(CLI.version) from portfolio.json; a file with no scripts and no links. "
+            + "Figures are rounded to cents for display only.</footer>\n</body></html>\n"
+        return s
+    }
+
+    private func card(_ label: String, _ value: String, _ note: String = "", tone: String? = nil) -> String {
+        "<div class=\"card\"><span>\(HTMLPage.escape(label))</span><b\(tone.map { " class=\"\($0)\"" } ?? "")>\(HTMLPage.escape(value))</b>"
+            + (note.isEmpty ? "" : "<span>\(HTMLPage.escape(note))</span>") + "</div>"
+    }
+
+    private func tone(_ text: String) -> String? { text.hasPrefix("-") ? "neg" : text.hasPrefix("+") ? "pos" : nil }
+
+    private func summarySection(_ s: PortfolioSummary) -> String {
+        let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
+        var cards = card("Total value", nothingPriced ? "—" : Human.money(s.totalValue), s.unpricedCount > 0 ? "priced holdings only" : "")
+        if let cash = s.cashBalance { cards += card("Cash", Human.money(cash)) }
+        if let deposits = s.netDeposits { cards += card("Net deposits", Human.money(deposits)) }
+        let unrealized = nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL)
+        cards += card("Unrealized P&L", unrealized, tone: tone(unrealized))
+        let realized = Human.signedMoney(s.realizedPnL)
+        cards += card("Realized P&L", realized, tone: tone(realized))
+        let income = Human.signedMoney(s.income)
+        cards += card("Income", income, s.taxWithheld.isZero ? "" : "net of \(Human.money(s.taxWithheld)) tax", tone: tone(income))
+        let total = nothingPriced ? "—" : Human.signedMoney(s.totalPnL)
+        cards += card("Total P&L", total, nothingPriced ? "" : Human.percent(s.totalPnLPercentage), tone: tone(total))
+        return "<section><h2>Summary</h2><div class=\"cards\">\(cards)</div></section>\n"
+    }
+
+    private func holdingsSection(_ report: HoldingsReport) -> String {
+        var rows: [[Cell]] = []
+        for h in report.holdings {
+            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : "") } ?? "—"
+            rows.append([Cell(h.asset.symbol.uppercased()), Cell(h.asset.name), Cell(h.asset.type.rawValue),
+                         Cell(Human.quantity(h.totalAmount), numeric: true), Cell(Human.price(h.avgCost), numeric: true),
+                         Cell(Human.money(h.totalCost), numeric: true), Cell(price, numeric: true),
+                         Cell(h.currentValue.map(Human.money) ?? "—", numeric: true), .signed(h.profitLoss.map(Human.signedMoney) ?? "—"),
+                         .signed(Human.percent(h.profitLossPercentage))])
+        }
+        for c in report.cash {
+            rows.append([Cell(c.currency), Cell("Cash"), Cell("cash"), Cell(Human.showing(c.currency) { Human.money(c.balance) }, numeric: true),
+                         Cell(""), Cell(""), Cell(""), Cell(c.value.map(Human.money) ?? "—", numeric: true), Cell(""), Cell("")])
+        }
+        if rows.isEmpty { return "<section><h2>Holdings</h2><p class=\"muted\">Nothing held yet.</p></section>\n" }
+        var footer: [[Cell]] = [[Cell("Total"), Cell(report.unpricedCount > 0 ? "\(report.holdings.count - report.unpricedCount) priced" : ""),
+                                 Cell(""), Cell(""), Cell(""), Cell(Human.money(report.totalCost), numeric: true), Cell(""),
+                                 Cell(Human.money(report.holdingsValue), numeric: true), .signed(Human.signedMoney(report.unrealizedPnL)),
+                                 .signed(Human.percent(report.unrealizedPnLPercentage))]]
+        if let cash = report.cashBalance {
+            footer.append([Cell(""), Cell("with cash"), Cell(""), Cell(Human.money(cash), numeric: true), Cell(""), Cell(""), Cell(""),
+                           Cell(Human.money(report.totalValue), numeric: true), Cell(""), Cell("")])
+        }
+        let headers: [(String, Bool)] = [("Asset", false), ("Name", false), ("Type", false), ("Amount", true), ("Avg cost", true),
+                                         ("Cost basis", true), ("Price", true), ("Value", true), ("P&L", true), ("P&L %", true)]
+        return "<section><h2>Holdings</h2>" + HTMLPage.table(headers, rows, footer: footer) + "</section>\n"
+    }
+
+    private func allocationSection(_ holdings: HoldingsReport) -> String {
+        if let targets {
+            let report = reports.allocation(targets)
+            var rows: [[Cell]] = []
+            for r in report.rows {
+                rows.append([Cell(context.targetLabel(r.target, by: report.by)), Cell(Human.money(r.value), numeric: true),
+                             Cell(r.weight.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true), Cell(r.targetPercent.text + "%", numeric: true),
+                             .signed(r.drift.map { ($0 > 0 ? "+" : "") + DecimalFormatting.percent($0) + " pts" } ?? "—"),
+                             .signed(Human.signedMoney(r.driftValue))])
+            }
+            let bars = HTMLPage.bars(report.rows.map { (context.targetLabel($0.target, by: report.by), $0.weight, $0.targetPercent.decimal) })
+            return "<section><h2>Allocation</h2><p class=\"muted\">By \(report.by.rawValue), against the target (the line on each bar).</p>" + bars
+                + HTMLPage.table([("Class", false), ("Value", true), ("Weight", true), ("Target", true), ("Drift", true), ("Drift value", true)], rows,
+                                 footer: [[Cell("Total"), Cell(Human.money(report.total), numeric: true), Cell(""), Cell(""), Cell(""), Cell("")]])
+                + "</section>\n"
+        }
+        // No target: the mix by asset type, cash included.
+        var values: [(String, Exact36)] = []
+        func add(_ key: String, _ v: Exact36) {
+            if let i = values.firstIndex(where: { $0.0 == key }) { values[i].1 = (try? values[i].1 + v) ?? values[i].1 } else { values.append((key, v)) }
+        }
+        for h in holdings.holdings { if let v = h.currentValue { add(h.asset.type.rawValue, v) } }
+        if let cash = holdings.cashBalance { add("cash", cash) }
+        let total = holdings.totalValue
+        guard !values.isEmpty, !total.isZero else { return "" }
+        let rows = values.map { ($0.0, $0.1, Percent.of($0.1, total)) }.sorted { $0.1 > $1.1 }
+        return "<section><h2>Allocation</h2><p class=\"muted\">By asset type (no target set; 'bitpal target set' adds one).</p>"
+            + HTMLPage.bars(rows.map { ($0.0, $0.2, nil) })
+            + HTMLPage.table([("Class", false), ("Value", true), ("Weight", true)],
+                             rows.map { [Cell($0.0), Cell(Human.money($0.1), numeric: true), Cell($0.2.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true)] })
+            + "</section>\n"
+    }
+
+    private func incomeSection() -> String {
+        let report = reports.income(by: .year)
+        guard let groups = report.groups, !groups.isEmpty else { return "" }
+        let rows = groups.map { g in [Cell(g.0), Cell(Human.money(g.1.gross), numeric: true), Cell(Human.money(g.1.taxWithheld), numeric: true),
+                                      Cell(Human.money(g.1.net), numeric: true)] }
+        return "<section><h2>Income by year</h2><p class=\"muted\">Dividends, interest and rewards (years in UTC, as 'income --by year').</p>"
+            + HTMLPage.table([("Year", false), ("Gross", true), ("Tax withheld", true), ("Net", true)], rows,
+                             footer: [[Cell("Total"), Cell(Human.money(report.totals.gross), numeric: true),
+                                       Cell(Human.money(report.totals.taxWithheld), numeric: true), Cell(Human.money(report.totals.net), numeric: true)]])
+            + "</section>\n"
+    }
+
+    private func gainsSection() -> String {
+        let report = reports.gains(timeZone: context.timeZone)
+        guard !report.totals.isEmpty else { return "" }
+        let rows = report.totals.map { t in [Cell(String(t.year)), .signed(t.shortTerm.map(Human.signedMoney) ?? "—"),
+                                             .signed(t.longTerm.map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(t.gain))] }
+        return "<section><h2>Realized gains by year</h2><p class=\"muted\">As 'gains' prints them (short term: held a year or less).</p>"
+            + HTMLPage.table([("Year", false), ("Short term", true), ("Long term", true), ("Total", true)], rows,
+                             footer: [[Cell("Total"), .signed(report.shortTerm.map(Human.signedMoney) ?? "—"),
+                                       .signed(report.longTerm.map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(report.total))]])
+            + "</section>\n"
+    }
+}

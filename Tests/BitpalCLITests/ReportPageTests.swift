@@ -1,0 +1,72 @@
+import BitpalCLI
+import Foundation
+import PortfolioCore
+import XCTest
+
+/// `report --html`: one self-contained file (no scripts, nothing fetched), every figure equal to the CLI's.
+final class ReportPageTests: XCTestCase {
+    private func sample() -> Sandbox {
+        let s = Sandbox()
+        s.ok(["asset", "add", "AAPL", "--name", "Apple <Inc.> & \"Co\"", "--type", "stock"])
+        s.ok(["add", "buy", "btc", "0.5", "42000", "--date", "2023-01-05", "--fee", "12"])
+        s.ok(["add", "buy", "AAPL", "10", "185.20", "--date", "2023-02-01"])
+        s.ok(["add", "dividend", "AAPL", "2.40", "--fee", "0.36", "--date", "2023-05-15"])
+        s.ok(["add", "sell", "btc", "0.1", "60000", "--date", "2024-03-01"])
+        s.ok(["price", "set", "btc", "67187.34"])
+        s.ok(["price", "set", "AAPL", "229.87"])
+        s.ok(["target", "set", "crypto=70", "stock=30"])
+        return s
+    }
+
+    private func page(_ s: Sandbox, _ extra: [String] = []) throws -> String {
+        let r = s.ok(["report", "--html", "-"] + extra)
+        return r.out
+    }
+
+    func testThePageIsSelfContained() throws {
+        let s = sample()
+        let html = try page(s)
+        XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>"))
+        XCTAssertTrue(html.hasSuffix("</html>\n"))
+        for forbidden in ["<script", "<link", "<img", "<iframe", "src=", "href=", "url(", "@import", "http://", "https://"] {
+            // The one namespace URI of inline SVG is not a fetch.
+            let text = html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
+            XCTAssertFalse(text.contains(forbidden), "the page contains \(forbidden)")
+        }
+        // What a user typed is text, never markup.
+        XCTAssertTrue(html.contains("Apple &lt;Inc.&gt; &amp; &quot;Co&quot;"), html)
+        XCTAssertFalse(html.contains("<Inc.>"))
+        XCTAssertTrue(html.contains("<meta name=\"viewport\""))
+        XCTAssertTrue(html.contains("@media print"))
+    }
+
+    func testEveryFigureIsTheCLIs() throws {
+        let s = sample()
+        let html = try page(s)
+        let holdings = s.ok(["holdings"]).out + s.ok(["summary"]).out + s.ok(["allocation"]).out + s.ok(["income", "--by", "year"]).out
+            + s.ok(["gains"]).out
+        // Every money figure and percentage of the page appears in the CLI's output.
+        let pattern = try NSRegularExpression(pattern: #"[+-]?\$[0-9,]+\.[0-9]{2}|[+-]?[0-9]+\.[0-9]{2}(%| pts)"#)
+        // The text of the page, without its tags (a bar's CSS width is not a figure).
+        let text = html.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
+        let figures = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text).map { String(text[$0]) } }
+        XCTAssertGreaterThan(figures.count, 20)
+        for f in Set(figures) { XCTAssertTrue(holdings.contains(f), "\(f) is on the page but not in the CLI's reports") }
+        for key in ["$26,874.94", "$2,298.70", "$29,173.64", "$2.40", "$0.36", "$2.04", "+$1,797.60"] {
+            XCTAssertTrue(html.contains(key), "\(key) missing")
+        }
+    }
+
+    func testWritesAFileOnlyItsOwnerReads() throws {
+        let s = sample()
+        let path = s.dir + "/out/report.html"
+        XCTAssertEqual(s.run(["report", "--html", path]).code, .failure)  // no such folder: a clear error
+        try FileManager.default.createDirectory(atPath: s.dir + "/out", withIntermediateDirectories: true)
+        let r = s.ok(["report", "--html", path, "--all"])
+        XCTAssertTrue(r.out.hasPrefix("Wrote "), r.out)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("All portfolios"))
+        XCTAssertEqual(s.run(["report"]).code, .usage)
+    }
+}
