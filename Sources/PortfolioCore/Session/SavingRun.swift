@@ -108,6 +108,17 @@ extension Book {
     }
 }
 
+extension Book {
+    /// Adds the transactions of one due date of the `i`-th saving plan and moves the plan on past `day`.
+    mutating func record(_ legs: [Transaction], ofSavingPlan i: Int, day: Int64) -> SavingRecorded {
+        transactions.append(contentsOf: legs)
+        for t in legs { changed.insert(t.id) }
+        savingPlans[i].lastExecutedDay = day
+        savingPlans[i].nextDueDay = savingPlans[i].due(after: day)
+        return SavingRecorded(plan: savingPlans[i].name, day: day, buy: legs[legs.count - 1], deposit: legs.count > 1 ? legs[0] : nil)
+    }
+}
+
 extension Session {
     /// `saving run`: every open due date of every active automatic plan up to today, oldest first,
     /// each recorded exactly once.
@@ -158,7 +169,7 @@ extension Session {
                 if p.nextDueDay < (next?.day ?? .max) { next = (p.nextDueDay, i) }
             }
             guard let (day, i) = next else { return }
-            var plan = book.savingPlans[i]
+            let plan = book.savingPlans[i]
             func wait(_ reason: SavingWaitReason, _ detail: String) {
                 run.waiting.append(SavingWaiting(plan: plan.name, day: day, assetId: plan.assetId, amount: plan.amount, reason: reason, detail: detail))
                 stuck.insert(i)
@@ -192,12 +203,7 @@ extension Session {
                     }
                 }
             }
-            book.transactions.append(contentsOf: legs)
-            for t in legs { book.changed.insert(t.id) }
-            run.recorded.append(SavingRecorded(plan: plan.name, day: day, buy: legs[legs.count - 1], deposit: legs.count > 1 ? legs[0] : nil))
-            plan.lastExecutedDay = day
-            plan.nextDueDay = plan.due(after: day)
-            book.savingPlans[i] = plan
+            run.recorded.append(book.record(legs, ofSavingPlan: i, day: day))
         }
     }
 
@@ -234,7 +240,7 @@ extension Session {
             guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw SavingPlanError.notFound(name)
             }
-            var plan = book.savingPlans[i]
+            let plan = book.savingPlans[i]
             let day = plan.nextDueDay
             let today = ISODate.dayNumber(of: now, in: timeZone)
             guard day <= today else { throw SavingPlanError.notDue(plan.name, next: day) }
@@ -245,12 +251,7 @@ extension Session {
             }
             let legs = try book.savingTransactions(plan, price: price, date: date ?? ISODate.start(ofDay: day, in: timeZone))
             if plan.from == .cash, book.portfolio(named: plan.portfolio)?.trackCash != true { throw PortfolioError.cashNotTracked(plan.portfolio) }
-            book.transactions.append(contentsOf: legs)
-            for t in legs { book.changed.insert(t.id) }
-            plan.lastExecutedDay = day
-            plan.nextDueDay = plan.due(after: day)
-            book.savingPlans[i] = plan
-            return (true, SavingRecorded(plan: plan.name, day: day, buy: legs[legs.count - 1], deposit: legs.count > 1 ? legs[0] : nil))
+            return (true, book.record(legs, ofSavingPlan: i, day: day))
         }
     }
 
