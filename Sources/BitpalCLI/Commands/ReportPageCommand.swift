@@ -131,7 +131,7 @@ struct ReportPage {
         }
         let headers: [(String, Bool)] = [("Asset", false), ("Name", false), ("Type", false), ("Amount", true), ("Avg cost", true),
                                          ("Cost basis", true), ("Price", true), ("Value", true), ("P&L", true), ("P&L %", true)]
-        return "<section><h2>Holdings</h2>" + HTMLPage.table(headers, rows, footer: footer) + "</section>\n"
+        return "<section><h2>Holdings</h2>" + HTMLPage.table(headers, rows, footer: footer, narrowHides: [1, 2, 3, 4, 5, 6]) + "</section>\n"
     }
 
     private func allocationSection(_ holdings: HoldingsReport) -> String {
@@ -147,7 +147,8 @@ struct ReportPage {
             let bars = HTMLPage.bars(report.rows.map { (context.targetLabel($0.target, by: report.by), $0.weight, $0.targetPercent.decimal) })
             return "<section><h2>Allocation</h2><p class=\"muted\">By \(report.by.rawValue), against the target (the line on each bar).</p>" + bars
                 + HTMLPage.table([("Class", false), ("Value", true), ("Weight", true), ("Target", true), ("Drift", true), ("Drift value", true)], rows,
-                                 footer: [[Cell("Total"), Cell(Human.money(report.total), numeric: true), Cell(""), Cell(""), Cell(""), Cell("")]])
+                                 footer: [[Cell("Total"), Cell(Human.money(report.total), numeric: true), Cell(""), Cell(""), Cell(""), Cell("")]],
+                                 narrowHides: [1, 5])
                 + "</section>\n"
         }
         // No target: the mix by asset type, cash included.

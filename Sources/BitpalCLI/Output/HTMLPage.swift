@@ -43,20 +43,27 @@ enum HTMLPage {
         }
     }
 
-    /// A table in a scrolling wrapper (wide tables scroll sideways on a phone instead of overflowing).
-    static func table(_ headers: [(String, Bool)], _ rows: [[Cell]], footer: [[Cell]] = [], caption: String? = nil) -> String {
-        func cell(_ c: Cell, tag: String) -> String {
+    /// A table in a scrolling wrapper (wide tables scroll sideways on a phone instead of overflowing);
+    /// the columns in `narrowHides` are left out on a narrow screen.
+    static func table(_ headers: [(String, Bool)], _ rows: [[Cell]], footer: [[Cell]] = [], caption: String? = nil,
+                      narrowHides: Set<Int> = []) -> String {
+        func attributes(_ classes: [String]) -> String { classes.isEmpty ? "" : " class=\"\(classes.joined(separator: " "))\"" }
+        func cell(_ c: Cell, at i: Int, tag: String) -> String {
             var classes: [String] = []
             if c.numeric { classes.append("num") }
             if let tone = c.tone { classes.append(tone) }
-            return "<\(tag)\(classes.isEmpty ? "" : " class=\"\(classes.joined(separator: " "))\"")>\(escape(c.text))</\(tag)>"
+            if narrowHides.contains(i) { classes.append("wide") }
+            return "<\(tag)\(attributes(classes))>\(escape(c.text))</\(tag)>"
         }
+        func row(_ cells: [Cell]) -> String { "<tr>" + cells.enumerated().map { cell($1, at: $0, tag: "td") }.joined() + "</tr>" }
         var s = "<div class=\"scroll\"><table>"
         if let caption { s += "<caption>\(escape(caption))</caption>" }
-        s += "<thead><tr>" + headers.map { "<th\($0.1 ? " class=\"num\"" : "") scope=\"col\">\(escape($0.0))</th>" }.joined() + "</tr></thead><tbody>"
-        for r in rows { s += "<tr>" + r.map { cell($0, tag: "td") }.joined() + "</tr>" }
+        s += "<thead><tr>" + headers.enumerated().map { i, h in
+            "<th\(attributes((h.1 ? ["num"] : []) + (narrowHides.contains(i) ? ["wide"] : []))) scope=\"col\">\(escape(h.0))</th>"
+        }.joined() + "</tr></thead><tbody>"
+        for r in rows { s += row(r) }
         s += "</tbody>"
-        if !footer.isEmpty { s += "<tfoot>" + footer.map { "<tr>" + $0.map { cell($0, tag: "td") }.joined() + "</tr>" }.joined() + "</tfoot>" }
+        if !footer.isEmpty { s += "<tfoot>" + footer.map(row).joined() + "</tfoot>" }
         return s + "</table></div>\n"
     }
 
@@ -163,7 +170,7 @@ enum HTMLPage {
     .bar .mark{position:absolute;top:-.2rem;bottom:-.2rem;width:2px;background:var(--fg)}
     .bar .value{text-align:right;font-variant-numeric:tabular-nums}
     footer{margin-top:2rem;color:var(--muted);font-size:.8rem}
-    @media (max-width:40rem){body{padding:.6rem;font-size:14px}.bar{grid-template-columns:5rem 1fr 3.8rem}th,td{padding:.3rem .35rem}}
+    @media (max-width:40rem){body{padding:.6rem;font-size:14px}.wide{display:none}.bar{grid-template-columns:5rem 1fr 3.8rem}th,td{padding:.3rem .25rem}table{font-size:.8rem}}
     @media print{:root{--fg:#000;--muted:#444;--line:#bbb;--bg:#fff;--card:#f2f2f2}body{max-width:none;padding:0;font-size:11pt}
     .scroll{overflow:visible}section{break-inside:avoid}h2{break-after:avoid}table{font-size:9pt}th,td{white-space:normal}}
     """
