@@ -104,7 +104,7 @@ public final class Context {
         let made = Session(
             SessionEnvironment(
                 directory: try dataDirectory(), now: now, offline: offline, transport: environment.transport,
-                clock: environment.clock, sleep: { sleeper($0) },
+                clock: environment.clock, sleep: { sleeper($0) }, timeZone: timeZone,
                 network: { try Context.networkSettings(variables) }),
             notify: { [unowned self] in self.render($0) })
         cachedSession = made
