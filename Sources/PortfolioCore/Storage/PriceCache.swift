@@ -387,29 +387,28 @@ public struct CatalogCache: Sendable {
     }
 }
 
-/// Local calendar days of many instants, fast: the zone's offset is asked once per stretch
-/// without a clock change (at most 31 days), not once per instant.
+/// Local calendar days of many instants, fast: the zone's offset is asked twice per UTC day
+/// (at its start and end) and reused for every instant of a day with one offset throughout; only
+/// an instant of a day with a clock change asks for its own.
 struct LocalDays {
     let zone: TimeZone
-    /// Seconds since 1970 where the cached offset is known to hold: `from ..< until`.
-    private var from: Int64 = 1
-    private var until: Int64 = 0
-    private var offset: Int64 = 0
+    /// By UTC day number: the offset in seconds all day, or `nil` for a day with a clock change.
+    private var offsets: [Int64: Int64?] = [:]
 
     init(_ zone: TimeZone) { self.zone = zone }
 
     /// Days since 1970-01-01 of the local day `date` falls on (as `ISODate.dayNumber`).
     mutating func dayNumber(_ date: Date) -> Int64 {
         let seconds = ISODate.millis(date) / 1000  // as ISODate.localDay reads it
-        if seconds < from || seconds >= until {
-            offset = Int64(zone.secondsFromGMT(for: date))
-            from = seconds
-            let cap = seconds + 31 * 86_400
-            if let next = zone.nextDaylightSavingTimeTransition(after: date) {
-                until = min(cap, Int64(next.timeIntervalSince1970.rounded(.down)))
-            } else {
-                until = cap
-            }
+        let utcDay = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let offset: Int64
+        if let known = offsets[utcDay] {
+            offset = known ?? Int64(zone.secondsFromGMT(for: date))
+        } else {
+            let first = Date(timeIntervalSince1970: TimeInterval(utcDay * 86_400))
+            let a = zone.secondsFromGMT(for: first), b = zone.secondsFromGMT(for: first.addingTimeInterval(86_399))
+            offsets[utcDay] = a == b ? Int64(a) : Optional<Int64>.none
+            offset = a == b ? Int64(a) : Int64(zone.secondsFromGMT(for: date))
         }
         let local = seconds + offset
         return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
