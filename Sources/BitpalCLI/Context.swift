@@ -176,8 +176,8 @@ public final class Context {
         case .priceCacheMovedAside(let broken):
             warn("\(broken); it was moved aside to \((broken.path as NSString).lastPathComponent).unreadable and a new price cache started")
         case .priceCacheUnreadable(let error):
-            warn("\(error.cacheDescription); using manual prices only (the file holds only fetched prices: "
-                + "delete it, or run 'bitpal price refresh' to start it afresh)")
+            warn("\(error.cacheDescription); using manual prices only (the file holds only fetched and imported prices: "
+                + "delete it, or run 'bitpal price refresh' to start it afresh, then import again)")
         case .storeBreaksRules(let path, let problems, let n, let leftOut):
             warn("\(path) breaks \(n) rule\(n == 1 ? "" : "s") (\(problems.joined(separator: "; "))\(n > 2 ? "; …" : "")); "
                 + (leftOut ? "\(n == 1 ? "that record is" : "those records are") left out of this report: " : "")

@@ -156,6 +156,38 @@ import Testing
         #expect(throws: StoreError.self) { try cache.load() }
     }
 
+    // MARK: Fetching history
+
+    /// The public entry point other features call: hourly points for 2 days thin to the last point of
+    /// each Berlin day, land in the cache, and come back oldest first.
+    @Test func sessionFetchHistoryKeepsTheLastPointOfEachLocalDay() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let now = day("2024-06-01T12:00:00Z")
+        let first = Int64(now.timeIntervalSince1970 * 1000) - 48 * 3_600_000
+        let transport = RecordingTransport { url in
+            guard url.path.hasSuffix("/coins/bitcoin/market_chart") else { return HTTPResponse(status: 404, headers: [:], body: Data()) }
+            let points = (0...48).map { h in "[\(first + Int64(h) * 3_600_000),\(60000 + h).5]" }
+            let body = #"{"prices":["# + points.joined(separator: ",") + #"],"market_caps":[],"total_volumes":[]}"#
+            return HTTPResponse(status: 200, headers: [:], body: Data(body.utf8))
+        }
+        let session = Session(SessionEnvironment(
+            directory: dir, now: now, offline: false, transport: transport, timeZone: berlin,
+            network: { NetworkSettings(config: PriceServiceConfig(environment: ["BITPAL_API_URL": "http://127.0.0.1:9/api/v3"]), secrets: []) }))
+        let quotes = try session.fetchHistory(coin: "bitcoin", currencies: ["usd"], days: 2, purpose: .explicit)
+        // 2024-05-30 12:00Z … 2024-06-01 12:00Z is 14:00 on the 30th to 14:00 on the 1st in Berlin (UTC+2):
+        // the 30th and the 31st end at 23:00 local (21:00Z), the 1st ends with the last point.
+        #expect(quotes.map { ISODate.format($0.time) } == ["2024-05-30T21:00:00Z", "2024-05-31T21:00:00Z", "2024-06-01T12:00:00Z"])
+        #expect(quotes.map(\.price) == [dec("60009.5"), dec("60033.5"), dec("60048.5")])
+        #expect(quotes.allSatisfy { $0.currency == "USD" && $0.source == .coingecko })
+        #expect(transport.paths == ["http://127.0.0.1:9/api/v3/coins/bitcoin/market_chart?vs_currency=usd&days=2"])
+        #expect(try PriceCache(directory: dir).load() == quotes)
+        #expect(throws: PriceError.historyDays(366)) {
+            try session.fetchHistory(coin: "bitcoin", currencies: ["USD"], days: 366, purpose: .explicit)
+        }
+        #expect(transport.paths.count == 1)
+    }
+
     // MARK: Price files
 
     struct LineCase: CustomTestStringConvertible {

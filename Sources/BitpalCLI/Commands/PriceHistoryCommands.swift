@@ -87,7 +87,7 @@ struct PriceImportCommand: Command {
         name: "price import", summary: "Import price history from ledger, beancount or CSV price files", arguments: "FILE|-",
         options: [PriceFileCommand.formatOption, PriceFileCommand.dryRunOption],
         group: "Prices",
-        details: PriceFileCommand.formats + """
+        details: PriceFileCommand.formats + "\n" + """
 
         Each commodity is an ASSET: a registered code, else a coin id or symbol (a currency is refused:
         rates go through 'bitpal fx import'). A price without a currency is in the asset's currency (a
@@ -117,7 +117,7 @@ struct FXImportCommand: Command {
         name: "fx import", summary: "Import exchange-rate history from ledger, beancount or CSV price files", arguments: "FILE|-",
         options: [PriceFileCommand.formatOption, PriceFileCommand.dryRunOption],
         group: "Cash and currencies",
-        details: PriceFileCommand.formats + """
+        details: PriceFileCommand.formats + "\n" + """
 
         Here the commodities are currencies: 'P 2024-01-15 EUR 1.09 USD' is one euro = 1.09 dollars. A
         rate without a second currency is into the portfolio's base. Imported rates live in the price
