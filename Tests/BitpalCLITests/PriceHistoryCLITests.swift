@@ -115,6 +115,7 @@ final class PriceImportCLITests: XCTestCase {
         s.ok(["price", "import", "-"], stdin: "P 2024-05-31 AAPL 190.25\n")
         XCTAssertEqual(try cached(s).first?.currency, "USD")
         XCTAssertTrue(s.ok(["--json", "holdings"]).out.contains(#""currentPrice": "190.25""#))
+        XCTAssertTrue(s.ok(["price", "history", "aapl"]).out.contains("$190.25"))
         let r = s.run(["price", "import", "-"], stdin: "P 2024-05-31 AAPL 170 EUR\n")
         XCTAssertEqual(r.code, .failure)
         XCTAssertTrue(r.err.hasPrefix("error: line 1: "), r.err)
