@@ -265,6 +265,19 @@ final class PriceFetchHistoryTests: FakeServiceTestCase {
         XCTAssertTrue(bad.err.contains("HTTP 400") && bad.err.contains("invalid vs_currency"), bad.err)
     }
 
+    func testAFailureLaterKeepsWhatWasFetchedBefore() throws {
+        let s = online()
+        server.fallback = { request in
+            request.path.contains("/ethereum/") ? FakeCoinGecko.Reply(status: 503, body: "down")
+                : FakeCoinGecko.marketChart(request, now: FakeCoinGecko.chartNow)
+        }
+        let r = s.run(["price", "fetch-history", "btc", "eth", "--days", "2"])
+        XCTAssertEqual(r.code, .service)
+        XCTAssertEqual(r.out, "BTC (Bitcoin): 3 daily prices in USD, 2024-05-30 … 2024-06-01.\n")
+        XCTAssertTrue(r.err.hasPrefix("error: the price service failed (HTTP 503, 3 attempts)"), r.err)
+        XCTAssertEqual(try PriceCache(directory: s.dir).load().map(\.coinId), ["bitcoin", "bitcoin", "bitcoin"])
+    }
+
     func testTruncatedAndAbsurdRepliesAreHandled() throws {
         let s = online()
         server.enqueue(.init(status: 200, body: #"{"prices":[[1717200000000,60000.5],[1717243200000,6"#))

@@ -184,7 +184,6 @@ struct PriceFetchHistoryCommand: Command {
         }
         let defaultBase = book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? book.portfolios.first?.baseCurrency ?? "USD"
         var fetched: [JSONValue] = [], failed: [JSONValue] = []
-        var lines: [String] = []
         var code = ExitCode.success
         for id in ids {
             let holders = Set(book.transactions.filter { $0.assetId == id }.map(\.portfolio))
@@ -205,19 +204,19 @@ struct PriceFetchHistoryCommand: Command {
                     ("assetId", .string(id)), ("currency", .string(currency)), ("quotes", .number(String(these.count))),
                     ("from", ReportJSON.date(these.first?.time)), ("until", ReportJSON.date(these.last?.time)),
                 ]))
+                // Said as each coin is done: a later coin's failure does not hide what is already in the cache.
+                guard !context.json else { continue }
                 let zone = context.timeZone
                 if let first = these.first, let last = these.last {
-                    lines.append("\(context.coinLabel(id)): \(these.count) daily price\(these.count == 1 ? "" : "s") in \(currency), "
-                        + "\(Human.day(first.time, in: zone)) … \(Human.day(last.time, in: zone)).")
+                    context.out("\(context.coinLabel(id)): \(these.count) daily price\(these.count == 1 ? "" : "s") in \(currency), "
+                        + "\(Human.day(first.time, in: zone)) … \(Human.day(last.time, in: zone)).\n")
                 } else {
-                    lines.append("\(context.coinLabel(id)): the price service has no prices in \(currency) for the last \(days) day\(days == 1 ? "" : "s").")
+                    context.out("\(context.coinLabel(id)): the price service has no prices in \(currency) for the last \(days) day\(days == 1 ? "" : "s").\n")
                 }
             }
         }
         if context.json {
             context.printJSON(.object([("days", .number(String(days))), ("fetched", .array(fetched)), ("failed", .array(failed))]))
-        } else if !lines.isEmpty {
-            context.out(lines.joined(separator: "\n") + "\n")
         }
         return code
     }

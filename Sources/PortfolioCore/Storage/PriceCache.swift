@@ -110,11 +110,7 @@ public struct PriceCache: Sendable {
         }
         var all = existing.enumerated().filter { !replaced.contains($0.offset) }.map(\.element)
         let firstNew = all.count
-        var origin: [Int] = []
-        for (i, q) in quotes.enumerated() where incomingIndex[QuoteKey(q)] == i && !alreadyCached.contains(i) {
-            all.append(q)
-            origin.append(i)
-        }
+        for (i, q) in quotes.enumerated() where incomingIndex[QuoteKey(q)] == i && !alreadyCached.contains(i) { all.append(q) }
         let keep = Self.retained(all, now: now, timeZone: timeZone)
         for k in firstNew..<all.count { if keep[k] { outcome.added += 1 } else { outcome.notKept += 1 } }
         outcome.unchanged = alreadyCached.count
