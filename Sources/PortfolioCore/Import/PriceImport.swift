@@ -274,14 +274,14 @@ public enum PriceImport {
 
     // MARK: Values
 
-    /// `YYYY-MM-DD`, `YYYY/MM/DD` or `YYYY.MM.DD`, a real calendar day.
+    /// `YYYY-MM-DD`, `YYYY/MM/DD` or `YYYY.MM.DD` (hledger also writes `2024/1/5`), a real calendar day.
     static func day(_ text: String) -> (Int64, Int64, Int64)? {
-        guard text.utf8.count == 10 else { return nil }
-        var bytes = Array(text.utf8)
-        guard bytes[4] == bytes[7], [UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: ".")].contains(bytes[4]) else { return nil }
-        bytes[4] = UInt8(ascii: "-")
-        bytes[7] = UInt8(ascii: "-")
-        return ISODate.parseDay(utf8: bytes)
+        guard let separator = text.first(where: { $0 == "-" || $0 == "/" || $0 == "." }) else { return nil }
+        let parts = text.split(separator: separator, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].utf8.count == 4, (1...2).contains(parts[1].utf8.count), (1...2).contains(parts[2].utf8.count),
+              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }) else { return nil }
+        func two(_ p: Substring) -> String { p.count == 1 ? "0" + p : String(p) }
+        return ISODate.parseDay(utf8: Array("\(parts[0])-\(two(parts[1]))-\(two(parts[2]))".utf8))
     }
 
     /// `HH:MM` or `HH:MM:SS` as milliseconds of the day.
