@@ -22,8 +22,9 @@ public struct CLI {
         PortfolioRemoveCommand.self,
         CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self,
         CashTransferCommand.self, CashExchangeCommand.self,
-        FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXHistoryCommand.self,
-        PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self,
+        FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXHistoryCommand.self, FXImportCommand.self,
+        PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self, PriceImportCommand.self,
+        PriceFetchHistoryCommand.self,
         AlertAddCommand.self, AlertListCommand.self, AlertRemoveCommand.self, AlertCheckCommand.self,
         CoinsSearchCommand.self, CoinsUpdateCommand.self,
         WatchListCommand.self, WatchAddCommand.self, WatchRemoveCommand.self,
@@ -59,7 +60,11 @@ public struct CLI {
             return .usage
         case let e as PriceError:
             console.error("error: \(e)\n")
-            return e == .offline ? .usage : .service
+            switch e {
+            case .offline, .historyDays: return .usage
+            case .unknownCoin: return .failure  // the service answered: it has no such coin
+            default: return .service
+            }
         case let e as PortfolioError:
             console.error("error: \(e)\n")
             return .failure

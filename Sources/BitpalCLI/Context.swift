@@ -104,7 +104,7 @@ public final class Context {
         let made = Session(
             SessionEnvironment(
                 directory: try dataDirectory(), now: now, offline: offline, transport: environment.transport,
-                clock: environment.clock, sleep: { sleeper($0) },
+                clock: environment.clock, sleep: { sleeper($0) }, timeZone: timeZone,
                 network: { try Context.networkSettings(variables) }),
             notify: { [unowned self] in self.render($0) })
         cachedSession = made
@@ -176,8 +176,8 @@ public final class Context {
         case .priceCacheMovedAside(let broken):
             warn("\(broken); it was moved aside to \((broken.path as NSString).lastPathComponent).unreadable and a new price cache started")
         case .priceCacheUnreadable(let error):
-            warn("\(error.cacheDescription); using manual prices only (the file holds only fetched prices: "
-                + "delete it, or run 'bitpal price refresh' to start it afresh)")
+            warn("\(error.cacheDescription); using manual prices only (the file holds only fetched and imported prices: "
+                + "delete it, or run 'bitpal price refresh' to start it afresh, then import again)")
         case .storeBreaksRules(let path, let problems, let n, let leftOut):
             warn("\(path) breaks \(n) rule\(n == 1 ? "" : "s") (\(problems.joined(separator: "; "))\(n > 2 ? "; …" : "")); "
                 + (leftOut ? "\(n == 1 ? "that record is" : "those records are") left out of this report: " : "")

@@ -41,6 +41,40 @@ final class FakeCoinGecko: @unchecked Sendable {
         "{" + ids.compactMap { simplePrices[$0] }.joined(separator: ",") + "}"
     }
 
+    /// The moment `/coins/{id}/market_chart` calls "now" (the sandboxes' default clock), in milliseconds.
+    static let chartNow: Int64 = 1_717_243_200_000  // 2024-06-01T12:00:00Z
+
+    /// `/coins/{id}/market_chart?vs_currency=X&days=N` as spec/coingecko.md §3.6 describes it: daily
+    /// points at 00:00 UTC for N days and a last point at "now"; market caps and volumes with fewer
+    /// points than prices (arrays of different lengths); 404 for an unknown coin, 400 for an unknown
+    /// currency, 401 with the nested 10012 body beyond 365 days or for `max`.
+    static func marketChart(_ request: Request, now: Int64) -> Reply {
+        let parts = request.path.split(separator: "/")
+        guard parts.count >= 3, let id = parts.dropLast().last.map(String.init), ["bitcoin", "ethereum"].contains(id) else {
+            return Reply(status: 404, body: #"{"error":"coin not found"}"#)
+        }
+        let vs = request.query["vs_currency"] ?? ""
+        guard ["usd", "eur", "gbp", "jpy"].contains(vs) else { return Reply(status: 400, body: #"{"error":"invalid vs_currency"}"#) }
+        guard let days = Int(request.query["days"] ?? ""), days <= 365 else {
+            return Reply(status: 401, body: #"{"error":{"status":{"timestamp":"2024-06-01T12:00:00.000+00:00","error_code":10012,"#
+                + #""error_message":"Your request exceeds the allowed time range. Public API users are limited to querying historical data within the past 365 days."}}}"#)
+        }
+        let midnight = now - now % 86_400_000
+        let base = id == "bitcoin" ? 60000 : 3000
+        let factor = vs == "usd" ? "" : ".5"
+        var prices: [String] = [], caps: [String] = [], volumes: [String] = []
+        for d in stride(from: days, through: 0, by: -1) {
+            let stamp = midnight - Int64(d) * 86_400_000
+            prices.append("[\(stamp),\(base - d)\(factor)]")
+            if d % 2 == 0 { caps.append("[\(stamp),\(base * 1000 - d).0]") }
+            if d % 3 == 0 { volumes.append("[\(stamp),12345.678]") }
+        }
+        prices.append("[\(now),\(base + 1).25]")
+        let body = #"{"prices":["# + prices.joined(separator: ",") + #"],"market_caps":["# + caps.joined(separator: ",")
+            + #"],"total_volumes":["# + volumes.joined(separator: ",") + "]}"
+        return Reply(status: 200, body: body, headers: ["content-type": "application/json"])
+    }
+
     private let lock = NSLock()
     private var listener: Int32 = -1
     private(set) var port: UInt16 = 0
@@ -53,6 +87,9 @@ final class FakeCoinGecko: @unchecked Sendable {
         if request.path.hasSuffix("/simple/price") {
             let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
             return Reply(status: 200, body: FakeCoinGecko.pricesBody(for: ids), headers: ["content-type": "application/json"])
+        }
+        if request.path.hasSuffix("/market_chart") {
+            return FakeCoinGecko.marketChart(request, now: FakeCoinGecko.chartNow)
         }
         if request.path.hasSuffix("/coins/list") {
             return Reply(status: 200, body: #"[{"id":"bitcoin","symbol":"btc","name":"Bitcoin"},{"id":"zebra-token","symbol":"zbr","name":"Zebra Token"}]"#)

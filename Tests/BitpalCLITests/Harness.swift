@@ -48,8 +48,8 @@ final class Sandbox {
 
     /// Runs and fails the test unless it exits 0.
     @discardableResult
-    func ok(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> CLIResult {
-        let r = run(args)
+    func ok(_ args: [String], stdin: String = "", file: StaticString = #filePath, line: UInt = #line) -> CLIResult {
+        let r = run(args, stdin: stdin)
         XCTAssertEqual(r.code, .success, "\(args) → \(r)", file: file, line: line)
         return r
     }

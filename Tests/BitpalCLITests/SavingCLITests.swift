@@ -236,6 +236,27 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(try PortfolioStore(directory: s2.dir).load().transactions.count, 0)
     }
 
+    /// A machine that was off: missed days of a coin without a quote fetch the coin's daily history
+    /// (market_chart) first and are recorded at each day's own price; today's date fetches a fresh quote.
+    func testMissedDaysFetchTheCoinsDailyHistory() throws {
+        let s = online()
+        s.ok(["saving", "add", "w", "--asset", "btc", "--amount", "100", "--every", "week", "--start", "2024-05-04"])
+        let r = s.run(["saving", "run", "--json"])
+        XCTAssertEqual(r.code, .success, r.description)
+        let recorded = try XCTUnwrap(try json(r)["recorded"] as? [[String: Any]])
+        XCTAssertEqual(recorded.map { $0["date"] as? String }, ["2024-05-04", "2024-05-11", "2024-05-18", "2024-05-25", "2024-06-01"])
+        // The fake's daily points: 60000 − days before 2024-06-01.
+        XCTAssertEqual(recorded.map { $0["price"] as? String }, ["59972", "59979", "59986", "59993", "67187.3358936566"])
+        let chart = server.requests.filter { $0.path.hasSuffix("/coins/bitcoin/market_chart") }
+        XCTAssertEqual(chart.count, 1)
+        XCTAssertEqual(chart.first?.query["days"], "29")
+        XCTAssertEqual(chart.first?.query["vs_currency"], "usd")
+        // A second run asks nothing and records nothing.
+        let asked = server.requests.count
+        XCTAssertEqual(s.ok(["saving", "run"]).out, "Nothing is due.\n")
+        XCTAssertEqual(server.requests.count, asked)
+    }
+
     /// Four `saving run` processes at once, over a catch-up of several dates: each date is recorded once.
     func testConcurrentRunsRecordEachDateOnce() throws {
         let binary = try bitpalBinary()

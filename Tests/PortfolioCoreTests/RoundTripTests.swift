@@ -106,15 +106,16 @@ import Testing
         for round in 0..<60 {
             let dir = scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
-            let quotes: [Quote] = (0..<(g.below(8) + 1)).map { _ in
+            // Distinct coins (the retention rule would rightly merge two quotes of a coin at one time).
+            let quotes: [Quote] = (0..<(g.below(8) + 1)).map { i in
                 let change = g.below(3) == 0 ? nil : Self.fixed(&g, positive: false).decimal * (g.below(2) == 0 ? -1 : 1)
-                return Quote(coinId: Self.text(&g), price: Self.fixed(&g, positive: true).decimal, change24h: change,
+                return Quote(coinId: "\(i)" + Self.text(&g), price: Self.fixed(&g, positive: true).decimal, change24h: change,
                              marketCap: g.below(3) == 0 ? nil : Self.fixed(&g, positive: false).decimal,
                              time: Self.date(&g), sourceUpdatedAt: g.below(2) == 0 ? nil : Self.date(&g),
-                             source: g.below(2) == 0 ? .coingecko : .manual)
+                             source: g.pick([QuoteSource.coingecko, .manual, .imported]))
             }
             let cache = PriceCache(directory: dir)
-            try cache.append(quotes)
+            try cache.append(quotes, now: .distantPast)  // every quote counts as recent: all are kept
             let back = try cache.load()
             #expect(back.count == quotes.count, "round \(round)")
             for (q, b) in zip(quotes, back) {

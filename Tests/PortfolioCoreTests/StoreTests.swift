@@ -144,27 +144,28 @@ import Testing
         #expect(FileManager.default.contents(atPath: store.path) == before)
     }
 
-    @Test func priceCacheRoundTripAndHistoryLimit() throws {
+    @Test func priceCacheRoundTripAndRetention() throws {
         let dir = scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cache = PriceCache(directory: dir)
+        let utc = try #require(TimeZone(identifier: "UTC"))
         #expect(try cache.load().isEmpty)
         let q = Quote(coinId: "shiba-inu", price: dec("0.00000845"), change24h: dec("-1.1227372626130494"),
                       marketCap: dec("4970602176"), time: day("2024-01-01T10:00:00Z"), sourceUpdatedAt: day("2024-01-01T09:59:00Z"),
                       source: .coingecko)
-        try cache.append([q])
+        try cache.append([q], now: day("2024-01-01T10:00:00Z"), timeZone: utc)
         #expect(try cache.load() == [q])
-        let many = (0..<(PriceCache.historyLimit + 5)).map { i in
-            Quote(coinId: "bitcoin", price: Decimal(i + 1), time: day("2024-01-01").addingTimeInterval(TimeInterval(i)), source: .coingecko)
+        // 6,000 quotes a minute apart over more than four days, appended twelve days later: one a day is left.
+        let many = (0..<6005).map { i in
+            Quote(coinId: "bitcoin", price: Decimal(i + 1), time: day("2024-01-01").addingTimeInterval(TimeInterval(i * 60)), source: .coingecko)
         }
-        try cache.append(many)
+        try cache.append(many, now: day("2024-01-13T00:00:00Z"), timeZone: utc)
         let loaded = try cache.load()
-        #expect(loaded.filter { $0.coinId == "bitcoin" }.count == PriceCache.historyLimit)
-        #expect(loaded.last?.price == Decimal(PriceCache.historyLimit + 5))
+        #expect(loaded.filter { $0.coinId == "bitcoin" }.map(\.price) == [1440, 2880, 4320, 5760, 6005].map { Decimal($0) })
         #expect(loaded.contains(q))
         let latest = try cache.loadLatest()
         #expect(latest.map(\.coinId) == ["bitcoin", "shiba-inu"])
-        #expect(latest.first?.price == Decimal(PriceCache.historyLimit + 5))
+        #expect(latest.first?.price == Decimal(6005))
     }
 
     @Test func dataLocationOrder() throws {

@@ -26,9 +26,9 @@ enum FXOptions {
     static let details = """
     A rate is units of TO per one FROM (fx set EUR USD 1.09: one euro is 1.09 dollars), true from its
     date on. A lookup takes the newest rate of the pair at or before a date, a rate recorded the other
-    way round counting as 1 ÷ rate; when both share a date, the one recorded later wins. Rates live in
-    portfolio.json ("fxRates"); fetched ones (fx refresh) in the price cache, the newest of each pair
-    kept. Money in another currency than a portfolio's base stores the rate of its date.
+    way round counting as 1 ÷ rate; when both share a date, the one recorded later wins. Rates typed by
+    hand live in portfolio.json ("fxRates"); fetched ones (fx refresh) and imported ones (fx import) in
+    the price cache. Money in another currency than a portfolio's base stores the rate of its date.
     """
 }
 
@@ -143,7 +143,10 @@ struct FXHistoryCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
-        let rates = FXTable(try context.session().loadBook().fxRates).history(from, to)
+        let session = try context.session()
+        let book = try session.loadBook()
+        // Typed, fetched and imported rates together.
+        let rates = session.fxTable(book, prices: session.priceBook(book, history: true)).history(from, to)
         if context.json {
             context.printJSON(.array(rates.map(FXOptions.json)))
         } else if rates.isEmpty {

@@ -89,19 +89,20 @@ struct PriceListCommand: Command {
 
 struct PriceHistoryCommand: Command {
     static let spec = CommandSpec(
-        name: "price history", summary: "The recorded quotes of one coin, oldest first", arguments: "COIN",
-        group: "Prices", examples: ["bitpal price history btc", "bitpal price history ethereum --json"])
+        name: "price history", summary: "The recorded quotes of one asset, oldest first", arguments: "ASSET",
+        group: "Prices", details: "Fetched, imported and manual quotes together.",
+        examples: ["bitpal price history btc", "bitpal price history ethereum --json", "bitpal price history AAPL"])
 
     var coin: String
 
     init(parsing a: inout ArgumentList) throws {
-        coin = try a.popPositional("COIN")
+        coin = try a.popPositional("ASSET")
     }
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let coin = try session.resolveCoin(self.coin)
-        let portfolio = try session.store.load()
+        let portfolio = try session.loadBook()
+        let coin = try session.resolveAsset(self.coin, in: portfolio)
         let quotes = session.priceBook(portfolio, history: true).history(coin.id)
         if quotes.isEmpty && !context.json {
             context.out("No prices recorded for \(context.coinLabel(coin.id)) yet.\n")

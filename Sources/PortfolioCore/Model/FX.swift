@@ -7,6 +7,8 @@ public struct FXRate: Hashable, Sendable {
         case manual
         /// Fetched from the price service's `/exchange_rates`.
         case coingecko
+        /// Read from a price file (`fx import`), kept in the price cache.
+        case imported
     }
 
     public var from: String

@@ -2,8 +2,12 @@ import Foundation
 
 /// Where a price came from.
 public enum QuoteSource: String, Sendable, Hashable {
+    /// Typed with `price set` (kept in portfolio.json).
     case manual
+    /// Fetched from the price service (`price refresh`, `price fetch-history`, `fx refresh`).
     case coingecko
+    /// Read from a price file (`price import`, `fx import`), kept in the price cache.
+    case imported
 }
 
 /// One observed price of an asset (a coin's from the service, or any asset's typed by hand).

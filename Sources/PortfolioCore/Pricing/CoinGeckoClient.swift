@@ -188,6 +188,132 @@ public struct CoinGeckoClient: Sendable {
         return result
     }
 
+    /// `/coins/{id}/market_chart`: the prices of one coin in one currency over the last `days` days,
+    /// oldest first, one quote per point the service sent (daily at 00:00 UTC beyond 90 days, hourly
+    /// from 2 to 90, 5-minutely for 1; the last point is "now"). No `interval` is sent: the free and
+    /// demo plans refuse it.
+    ///
+    /// The reply's three arrays may differ in length, so they are matched by timestamp, never by
+    /// position: a market cap is kept only where a point of the same millisecond has one. A point
+    /// with an unusable time (milliseconds outside 1900–9999, or more than an hour after `now`) or
+    /// price (`ServiceNumbers.price`) is dropped with one warning for the reply.
+    ///
+    /// - Throws: `PriceError.historyBeyondPlan` for a 401 about the range (error 10012, or any 401
+    ///   that is not about the key), `.unknownCoin` for a 404, `.badResponse` for a reply that is not
+    ///   the expected JSON (a truncated one), and the errors of every request.
+    public func marketChart(coinId: String, currency: String, days: Int, now: Date) throws(PriceError) -> FetchedPrices {
+        guard (1...PriceError.maxHistoryDays).contains(days) else { throw .historyDays(days) }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let encoded = coinId.addingPercentEncoding(withAllowedCharacters: allowed) ?? coinId
+        let vs = currency.lowercased()
+        let body = try get("/coins/\(encoded)/market_chart", query: [("vs_currency", vs), ("days", String(days))],
+                           maxBodyBytes: config.limits.prices) { response in
+            switch (response.status, Self.errorCode(in: response.body)) {
+            case (404, _): return .unknownCoin(coinId)
+            case (401, 10002?), (401, 401?): return nil  // about the key: worded as elsewhere
+            case (401, _): return .historyBeyondPlan(days: days)
+            default: return nil
+            }
+        }
+        let chart: Chart
+        do {
+            chart = try Self.readChart(body)
+        } catch {
+            throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
+        }
+        var caps: [Int64: Decimal] = [:]
+        for (stamp, value) in chart.marketCaps {
+            guard let date = ServiceNumbers.dateMillis(stamp), case let .number(text) = value, let cap = ServiceNumbers.marketCap(text) else { continue }
+            caps[ISODate.millis(date)] = cap
+        }
+        let latest = now.addingTimeInterval(3600)
+        var byTime: [Int64: Quote] = [:]
+        var ignored = 0
+        for (stamp, value) in chart.prices {
+            guard let date = ServiceNumbers.dateMillis(stamp), date <= latest,
+                  case let .number(text) = value, let price = ServiceNumbers.price(text) else {
+                ignored += 1
+                continue
+            }
+            let millis = ISODate.millis(date)
+            byTime[millis] = Quote(coinId: coinId, price: price, marketCap: caps[millis], time: date, source: .coingecko,
+                                   currency: vs.uppercased())
+        }
+        ignored += chart.oddPoints
+        var result = FetchedPrices(quotes: byTime.keys.sorted().compactMap { byTime[$0] }, missing: [])
+        if ignored > 0 {
+            let total = chart.prices.count + chart.oddPoints
+            result.warnings.append(PriceError.redact(
+                "ignored \(ignored) of \(total) price point\(total == 1 ? "" : "s") of '\(TextEscaping.escaped(coinId))' in \(vs.uppercased()) "
+                    + "from the price service (an unusable time or price)", secrets))
+        }
+        return result
+    }
+
+    /// The parts of a `market_chart` reply bitpal reads: each point's time and value as sent.
+    struct Chart {
+        var prices: [(String, RawField)] = []
+        var marketCaps: [(String, RawField)] = []
+        /// Points that were not `[number, value]`.
+        var oddPoints = 0
+    }
+
+    /// `{"prices":[[ms,price],…],"market_caps":[…],"total_volumes":[…]}` read with the strict reader.
+    static func readChart(_ body: Data) throws(JSONReadError) -> Chart {
+        var r = JSONReader(bytes: Array(body))
+        var chart = Chart()
+        var sawPrices = false
+        var odd = 0
+        func points(_ r: inout JSONReader) throws(JSONReadError) -> [(String, RawField)] {
+            var out: [(String, RawField)] = []
+            try r.beginArray()
+            while try r.nextElement() {
+                let mark = r.mark
+                do {
+                    try r.beginArray()
+                } catch {
+                    r.rewind(to: mark)
+                    try r.skipValue()
+                    odd += 1
+                    continue
+                }
+                var stamp: String?
+                var value = RawField.other
+                var index = 0
+                while try r.nextElement() {
+                    if index == 0 {
+                        stamp = try r.numberTextOrSkip()
+                    } else if index == 1 {
+                        value = r.consumeNull() ? .null : (try r.numberTextOrSkip().map(RawField.number) ?? .other)
+                    } else {
+                        try r.skipValue()
+                    }
+                    index += 1
+                }
+                if let stamp, index == 2 { out.append((stamp, value)) } else { odd += 1 }
+            }
+            return out
+        }
+        try r.beginObject()
+        while let key = try r.nextKey() {
+            switch key {
+            case "prices":
+                sawPrices = true
+                odd = 0
+                let read = try points(&r)
+                chart.prices = read
+                chart.oddPoints = odd
+            case "market_caps":
+                let read = try points(&r)  // an odd market cap only loses that cap
+                chart.marketCaps = read
+            default: try r.skipValue()
+            }
+        }
+        try r.finish()
+        guard sawPrices else { throw JSONReadError(message: "no \"prices\" array", line: 1, column: 1) }
+        return chart
+    }
+
     /// `/exchange_rates`: how many units of each currency one bitcoin is worth, by lower-case code.
     /// An entry without a usable positive value is left out (no rate: never assumed 1).
     public func exchangeRates() throws(PriceError) -> [String: Decimal] {
@@ -282,15 +408,18 @@ public struct CoinGeckoClient: Sendable {
     /// GET within the budget, with retries: at most `maxAttempts` for 429 and 5xx, waiting as
     /// `Retry-After` says (capped at `maxWait`), else 1 s then 2 s, but never starting a wait
     /// the budget cannot cover. Every error comes back with the keys redacted.
-    func get(_ path: String, query: [(String, String)], maxBodyBytes: Int) throws(PriceError) -> Data {
+    /// `failure` may word a refusal its own way (`nil`: as `classify` does).
+    func get(_ path: String, query: [(String, String)], maxBodyBytes: Int,
+             failure: (HTTPResponse) -> PriceError? = { _ in nil }) throws(PriceError) -> Data {
         do {
-            return try getUnredacted(path, query: query, maxBodyBytes: maxBodyBytes)
+            return try getUnredacted(path, query: query, maxBodyBytes: maxBodyBytes, failure: failure)
         } catch {
             throw error.redacting(secrets)
         }
     }
 
-    private func getUnredacted(_ path: String, query: [(String, String)], maxBodyBytes: Int) throws(PriceError) -> Data {
+    private func getUnredacted(_ path: String, query: [(String, String)], maxBodyBytes: Int,
+                               failure: (HTTPResponse) -> PriceError?) throws(PriceError) -> Data {
         var components = URLComponents(string: config.baseURL + path)
         components?.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
         guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -332,7 +461,7 @@ public struct CoinGeckoClient: Sendable {
                 sleep(wait)
                 continue
             }
-            throw classify(response)
+            throw failure(response) ?? classify(response)
         }
     }
 

@@ -19,6 +19,12 @@ public enum PriceError: Error, Equatable, Sendable {
     case tooLarge(limit: Int)
     /// No HTTP library could be loaded.
     case networkUnavailable(String)
+    /// History further back than the plan allows (HTTP 401, `error_code` 10012 on `market_chart`).
+    case historyBeyondPlan(days: Int)
+    /// A number of days of history outside 1…365, refused before asking.
+    case historyDays(Int)
+    /// The service does not know this coin id (HTTP 404 on `/coins/{id}/…`): not a network failure.
+    case unknownCoin(String)
 
     /// The same error with every occurrence of each secret (any case, or percent-encoded)
     /// replaced by `[redacted]`: servers echo keys back in their messages.
@@ -31,8 +37,9 @@ public enum PriceError: Error, Equatable, Sendable {
         case let .badResponse(detail): return .badResponse(clean(detail))
         case let .redirected(status, location): return .redirected(status: status, location: location.map(clean))
         case let .networkUnavailable(detail): return .networkUnavailable(clean(detail))
+        case let .unknownCoin(id): return .unknownCoin(clean(id))
         case .rateLimited, .serverError, .keyRequired, .keyRejected, .proKeyOnPublicHost, .demoKeyOnProHost, .offline,
-             .tooLarge:
+             .tooLarge, .historyBeyondPlan, .historyDays:
             return self
         }
     }
@@ -119,11 +126,22 @@ extension PriceError: CustomStringConvertible {
             "the price service sent a reply larger than \(PriceError.size(limit)); stopped reading it"
         case let .networkUnavailable(detail):
             "cannot use the network: \(detail)"
+        case let .historyBeyondPlan(days):
+            "the price service refused \(days) day\(days == 1 ? "" : "s") of history (HTTP 401): its free and demo plans reach back "
+                + "at most \(PriceError.maxHistoryDays) days (ask for fewer with --days, or use a paid plan's COINGECKO_PRO_API_KEY)"
+        case let .historyDays(days):
+            "\(days) day\(days == 1 ? "" : "s") of history: ask for 1 to \(PriceError.maxHistoryDays) "
+                + "(the free and demo plans of the price service reach back \(PriceError.maxHistoryDays) days)"
+        case let .unknownCoin(id):
+            "the price service does not know the coin '\(TextEscaping.escaped(id))' (HTTP 404); find its id with 'bitpal coins search'"
         }
     }
 }
 
 extension PriceError {
+    /// The most days of history the free and demo plans give (`/coins/{id}/market_chart`).
+    public static let maxHistoryDays = 365
+
     /// `1 MiB`, `32 MiB`, `512 KiB`, or bytes.
     static func size(_ bytes: Int) -> String {
         if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }

@@ -118,4 +118,14 @@ public enum ServiceNumbers {
         let whole = NSDecimalNumber(decimal: rounded).int64Value
         return Date(timeIntervalSince1970: TimeInterval(whole) / 1000)
     }
+
+    /// A Unix time in milliseconds (`market_chart`'s timestamps; fractions rounded to the millisecond)
+    /// between 1900-01-01 and 9999-12-31.
+    public static func dateMillis(_ text: some StringProtocol) -> Date? {
+        guard let v = exact(text), v >= Decimal(earliestSeconds) * 1000, v <= Decimal(latestSeconds) * 1000 + 999 else { return nil }
+        var value = v
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .plain)
+        return ISODate.date(millis: NSDecimalNumber(decimal: rounded).int64Value)
+    }
 }

@@ -272,20 +272,21 @@ extension Session {
             }
         }
         var failure: Error?
-        for (currency, coins) in current.sorted(by: { $0.key < $1.key }) {
-            do {
-                let fetched = try fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
-                for w in fetched.warnings { notify(.service(w)) }
-            } catch {
-                failure = failure ?? error
-            }
-        }
+        // History first: its last point is "now" too, and the current price fetched after it is the one kept.
         for (key, need) in history.sorted(by: { $0.key < $1.key }) {
             let coin = String(key.prefix { $0 != "\u{0}" })
             // The service keeps 365 days for free; a day further back waits (no price).
             let days = Int(min(365, max(1, today - need.oldest + 1)))
             do {
                 _ = try fetchHistory(coin: coin, currencies: [need.currency], days: days, purpose: .explicit)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        for (currency, coins) in current.sorted(by: { $0.key < $1.key }) {
+            do {
+                let fetched = try fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
+                for w in fetched.warnings { notify(.service(w)) }
             } catch {
                 failure = failure ?? error
             }

@@ -42,11 +42,15 @@ public struct SessionEnvironment {
     public var sleep: @Sendable (TimeInterval) -> Void
     /// Called at the first network use; may throw to refuse a bad setting.
     public var network: () throws -> NetworkSettings
+    /// The zone of calendar days: bare dates in price files, and the days the price cache keeps one quote of.
+    public var timeZone: TimeZone
 
     public init(directory: String, now: Date, offline: Bool, transport: any HTTPTransport,
                 clock: @escaping @Sendable () -> TimeInterval = NetworkBudget.monotonicNow,
                 sleep: @escaping @Sendable (TimeInterval) -> Void = { _ in },
+                timeZone: TimeZone = .current,
                 network: @escaping () throws -> NetworkSettings) {
+        self.timeZone = timeZone
         self.directory = directory
         self.now = now
         self.offline = offline
@@ -93,6 +97,8 @@ public final class Session {
     public let directory: String
     public let now: Date
     public let offline: Bool
+    /// The zone of calendar days (see `SessionEnvironment.timeZone`).
+    public let timeZone: TimeZone
     private let environment: SessionEnvironment
     /// Receives every warning; the front end words it.
     public var notify: (SessionNotice) -> Void
@@ -102,6 +108,7 @@ public final class Session {
         self.directory = environment.directory
         self.now = environment.now
         self.offline = environment.offline
+        self.timeZone = environment.timeZone
         self.notify = notify
     }
 
@@ -337,7 +344,10 @@ public final class Session {
 
     /// Writes `.network-failure` (the time, then the redacted reason). Best effort.
     private func rememberNetworkFailure(_ error: PriceError, secrets: [String]) {
-        guard error != .offline else { return }
+        switch error {
+        case .offline, .unknownCoin, .historyDays, .historyBeyondPlan: return  // the service answered: nothing to wait out
+        default: break
+        }
         let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, secrets).replacingOccurrences(of: "\n", with: " ") + "\n"
         try? FileSystem.ensureDirectory(directory)
         try? FileSystem.writeAtomically(Array(text.utf8), to: networkFailurePath)
@@ -365,7 +375,7 @@ public final class Session {
         let fetched = try withPriceService(purpose) { client throws(PriceError) in
             try client.prices(for: coins, currencies: currencies, now: now)
         }
-        if !fetched.quotes.isEmpty, let broken = try priceCache.append(fetched.quotes) {
+        if !fetched.quotes.isEmpty, let broken = try priceCache.append(fetched.quotes, now: now, timeZone: timeZone) {
             notify(.priceCacheMovedAside(broken))
         }
         return fetched
@@ -403,7 +413,7 @@ public final class Session {
         let quotes = rates.map {
             Quote(coinId: Self.rateQuoteID(from: $0.from, to: $0.to), price: $0.rate.decimal, time: now, source: .coingecko, currency: $0.to)
         }
-        if !quotes.isEmpty, let broken = try priceCache.append(quotes) { notify(.priceCacheMovedAside(broken)) }
+        if !quotes.isEmpty, let broken = try priceCache.append(quotes, now: now, timeZone: timeZone) { notify(.priceCacheMovedAside(broken)) }
         return RefreshedRates(rates: rates, missing: missing.sorted())
     }
 
@@ -439,13 +449,17 @@ public final class Session {
         }
     }
 
-    /// The rate table reports use: rates typed by hand, then the fetched ones of the price cache.
+    /// The rate table reports use: rates typed by hand, then the fetched and imported ones of the
+    /// price cache (every one `prices` holds: the newest of each pair, or with a history book all of them).
     public func fxTable(_ book: Book, prices: PriceBook) -> FXTable {
         var rates = book.fxRates
-        for q in prices.latestQuotes where q.coinId.hasPrefix("fx:") {
-            let pair = q.coinId.dropFirst(3).split(separator: "/").map(String.init)
-            guard pair.count == 2, let rate = Fixed18(q.price) else { continue }
-            rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: .coingecko))
+        for newest in prices.latestQuotes where newest.coinId.hasPrefix("fx:") {
+            let pair = newest.coinId.dropFirst(3).split(separator: "/").map(String.init)
+            guard pair.count == 2 else { continue }
+            for q in prices.history(newest.coinId) {
+                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
+                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
+            }
         }
         return FXTable(rates)
     }

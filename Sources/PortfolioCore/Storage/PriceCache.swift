@@ -3,17 +3,27 @@ import Foundation
 import Glibc
 #endif
 
-/// The price cache (`prices.json`): fetched quotes and their history.
+/// The price cache (`prices.json`): fetched and imported quotes and their history.
 ///
 /// The file starts with the newest quote of each coin (`latest`), which is all a report
-/// needs, and then the history (`quotes`, oldest first), so reports read a few lines
-/// however long the history grows. Deleting it loses nothing the user typed. It has its own lock, so a price
-/// refresh never holds the portfolio lock, and it never holds this lock during
-/// network I/O either (fetch first, then lock-merge-write).
+/// needs, and then the history (`quotes`), so reports read a few kilobytes however long the
+/// history grows. Deleting it loses nothing the user typed (imported history comes back with
+/// the same import, fetched history with `price fetch-history`). It has its own lock, so a price
+/// refresh never holds the portfolio lock, and it never holds this lock during network I/O
+/// either (fetch first, then lock-merge-write).
+///
+/// **Retention.** Every quote of the last 7 days (`recentSeconds`) is kept; of each earlier
+/// calendar day in the local time zone, only the last quote of each coin in each currency
+/// (`retained(_:now:timeZone:)`). There is no count limit: a 5-minute cron keeps its last week
+/// in full and one quote a day before it, for ever.
+///
+/// **Versions.** Version 1 is written while every quote is fetched; a cache holding imported
+/// quotes is written as version 2, which an older bitpal refuses instead of moving it aside.
 public struct PriceCache: Sendable {
-    public static let formatVersion = 1
-    /// Quotes kept per coin; older ones are dropped (a 5-minute cron keeps about 17 days).
-    public static let historyLimit = 5000
+    /// The newest format this build reads and writes.
+    public static let formatVersion = 2
+    /// Every quote younger than this (7 days) is kept; older ones thin to the last of each local day.
+    public static let recentSeconds: TimeInterval = 7 * 86_400
 
     public let directory: String
     public var path: String { directory + "/prices.json" }
@@ -21,67 +31,156 @@ public struct PriceCache: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
-    /// The largest price cache read: 256 MiB. The history keeps at most `historyLimit` quotes
-    /// a coin at ~230 bytes each, about 1.1 MB a coin, so this covers some 200 coins' full history.
+    /// The largest price cache read: 256 MiB. A quote takes about 110 bytes, so this holds some
+    /// 2 million: a week of 5-minute quotes of 200 coins and 25 years of their daily history.
     public static let readLimit = 256 << 20
 
-    /// Every cached quote, oldest first; empty when there is no cache.
+    /// Every cached quote, in the order they were added; empty when there is no cache.
     public func load() throws(StoreError) -> [Quote] {
         guard let buffer = try FileSystem.readBuffer(path, limit: Self.readLimit) else { return [] }
         return try Self.decode(buffer, path: path, latestOnly: false)
     }
 
-    /// The newest cached quote of each coin (reads only the top of the file).
+    /// The newest cached quote of each coin in each currency.
+    ///
+    /// Reads the file in growing prefixes from 64 KiB and stops once the `latest` list is whole,
+    /// so a report reads a few kilobytes however long the history is.
     public func loadLatest() throws(StoreError) -> [Quote] {
-        guard let buffer = try FileSystem.readBuffer(path, limit: Self.readLimit) else { return [] }
-        return try Self.decode(buffer, path: path, latestOnly: true)
+        let path = self.path
+        let quotes = try FileSystem.readPrefixes(path, limit: Self.readLimit, first: 1 << 16) { buffer, complete throws(StoreError) in
+            if complete { return try Self.decode(buffer, path: path, latestOnly: true) }
+            return try? Self.decode(buffer, path: path, latestOnly: true, prefix: true)
+        }
+        return quotes ?? []
     }
 
-    /// Appends fetched quotes under the cache lock.
+    /// Appends quotes under the cache lock, then applies the retention rule at `now`.
     ///
     /// A cache that cannot be read (a hand edit, a disk error) holds nothing the user typed: it
     /// is moved aside to `prices.json.unreadable` and a new cache starts with these quotes.
     /// - Returns: the error that made it start afresh, if it did.
     @discardableResult
-    public func append(_ quotes: [Quote]) throws(StoreError) -> StoreError? {
-        try FileSystem.ensureDirectory(directory)
-        let lock = try FileLock(path: lockPath)
-        defer { lock.unlock() }
-        var all: [Quote]
-        var setAside: StoreError?
-        do {
-            all = try load()
-        } catch {
-            guard case .malformed = error.reason else { throw error }
-            guard rename(path, path + ".unreadable") == 0 else { throw error }
-            setAside = error
-            all = []
-        }
-        all.append(contentsOf: quotes)
-        all = Self.trimmed(all)
-        try FileSystem.writeAtomically(Self.encode(all), to: path)
-        return setAside
+    public func append(_ quotes: [Quote], now: Date = Date(), timeZone: TimeZone = .current) throws(StoreError) -> StoreError? {
+        try merge(quotes, now: now, timeZone: timeZone).setAside
     }
 
-    static func trimmed(_ quotes: [Quote]) -> [Quote] {
-        var counts: [String: Int] = [:]
-        for q in quotes { counts[q.coinId, default: 0] += 1 }
-        guard counts.values.contains(where: { $0 > historyLimit }) else { return quotes }
-        var skip = counts.mapValues { max(0, $0 - historyLimit) }
-        return quotes.filter { q in
-            if let n = skip[q.coinId], n > 0 {
-                skip[q.coinId] = n - 1
-                return false
-            }
-            return true
+    /// What merging quotes into the cache did.
+    public struct Merge: Sendable, Equatable {
+        /// Quotes new to the cache (or replacing one of the same coin, currency and time) and kept.
+        public var added = 0
+        /// Quotes already cached with the same time and price: left as they were.
+        public var unchanged = 0
+        /// Quotes the retention rule dropped at once: a later quote of the same day, more than 7 days ago.
+        public var notKept = 0
+        /// The unreadable cache that was moved aside (or, without `write`, would be).
+        public var setAside: StoreError?
+    }
+
+    /// Merges `quotes` into the cache under its lock: a quote of the same coin, currency and time
+    /// as a cached one replaces it (or, with the same price and source, leaves it as it was), so
+    /// merging the same quotes twice changes nothing. The retention rule then applies at `now`.
+    ///
+    /// Without `write` nothing is locked or written: the outcome is what a write would do (a dry run).
+    public func merge(_ quotes: [Quote], now: Date, timeZone: TimeZone, write: Bool = true) throws(StoreError) -> Merge {
+        var lock: FileLock?
+        if write {
+            try FileSystem.ensureDirectory(directory)
+            lock = try FileLock(path: lockPath)
         }
+        defer { lock?.unlock() }
+        var outcome = Merge()
+        var existing: [Quote]
+        do {
+            existing = try load()
+        } catch {
+            guard case .malformed = error.reason else { throw error }
+            if write { guard rename(path, path + ".unreadable") == 0 else { throw error } }
+            outcome.setAside = error
+            existing = []
+        }
+        // The last of several incoming quotes with one key wins.
+        var incomingIndex: [QuoteKey: Int] = [:]
+        for (i, q) in quotes.enumerated() { incomingIndex[QuoteKey(q)] = i }
+        let incomingSeries = Set(quotes.map { SeriesKey(coinId: $0.coinId, currency: $0.currency) })
+        var replaced = Set<Int>()
+        var alreadyCached = Set<Int>()
+        for (i, q) in existing.enumerated() where incomingSeries.contains(SeriesKey(coinId: q.coinId, currency: q.currency)) {
+            guard let j = incomingIndex[QuoteKey(q)] else { continue }
+            if quotes[j].price == q.price && quotes[j].source == q.source { alreadyCached.insert(j) } else { replaced.insert(i) }
+        }
+        var all = existing.enumerated().filter { !replaced.contains($0.offset) }.map(\.element)
+        let firstNew = all.count
+        for (i, q) in quotes.enumerated() where incomingIndex[QuoteKey(q)] == i && !alreadyCached.contains(i) { all.append(q) }
+        let keep = Self.retained(all, now: now, timeZone: timeZone)
+        for k in firstNew..<all.count { if keep[k] { outcome.added += 1 } else { outcome.notKept += 1 } }
+        outcome.unchanged = alreadyCached.count
+        if write && (outcome.added > 0 || !replaced.isEmpty || keep.contains(false) || outcome.setAside != nil) {
+            let kept = zip(all, keep).filter(\.1).map(\.0)
+            try FileSystem.writeAtomically(Self.encode(kept), to: path)
+        }
+        return outcome
+    }
+
+    /// One coin's prices in one currency.
+    struct SeriesKey: Hashable {
+        var coinId: String
+        var currency: String
+    }
+
+    /// One quote's place: coin, currency and time to the millisecond.
+    struct QuoteKey: Hashable {
+        var coinId: String
+        var currency: String
+        var millis: Int64
+        init(_ q: Quote) {
+            coinId = q.coinId
+            currency = q.currency
+            millis = ISODate.millis(q.time)
+        }
+    }
+
+    /// Which of `quotes` the retention rule keeps at `now`: every quote of the last 7 days (and any
+    /// later one), and of each earlier local calendar day in `timeZone` the last quote of each coin in
+    /// each currency (of two at the same time, the one added later). Order is not changed.
+    public static func retained(_ quotes: [Quote], now: Date, timeZone: TimeZone) -> [Bool] {
+        let cutoff = now.addingTimeInterval(-recentSeconds)
+        var keep = [Bool](repeating: true, count: quotes.count)
+        var lastOfDay: [DayKey: Int] = [:]
+        var days = LocalDays(timeZone)
+        for (i, q) in quotes.enumerated() where q.time < cutoff {
+            let key = DayKey(coinId: q.coinId, currency: q.currency, day: days.dayNumber(q.time))
+            if let j = lastOfDay[key] {
+                if quotes[j].time <= q.time {
+                    keep[j] = false
+                    lastOfDay[key] = i
+                } else {
+                    keep[i] = false
+                }
+            } else {
+                lastOfDay[key] = i
+            }
+        }
+        return keep
+    }
+
+    /// `quotes` with only what the retention rule keeps at `now`.
+    public static func trimmed(_ quotes: [Quote], now: Date, timeZone: TimeZone) -> [Quote] {
+        zip(quotes, retained(quotes, now: now, timeZone: timeZone)).filter(\.1).map(\.0)
+    }
+
+    struct DayKey: Hashable {
+        var coinId: String
+        var currency: String
+        var day: Int64
     }
 
     static func encode(_ quotes: [Quote]) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + quotes.count * 220)
         w.beginObject()
         w.key("format"); w.string("bitpal-prices")
-        w.key("version"); w.number(String(formatVersion))
+        // Version 1 while every quote is fetched, so an older bitpal still reads such a cache.
+        let version = quotes.contains { $0.source == .imported } ? formatVersion : 1
+        w.key("version"); w.number(String(version))
         // The newest quote of each coin in each currency it is fetched in.
         var newest: [String: Quote] = [:]
         for q in quotes {
@@ -105,28 +204,34 @@ public struct PriceCache: Sendable {
         w.beginInlineObject()
         w.key("coinId"); w.string(q.coinId)
         w.key("price"); w.string(DecimalFormatting.exact(q.price))
-        w.key("change24h"); w.string(q.change24h.map(DecimalFormatting.exact))
-        w.key("marketCap"); w.string(q.marketCap.map(DecimalFormatting.exact))
+        // Unknown values are left out (readers take a missing key as null): history is mostly bare prices.
+        if let change = q.change24h { w.key("change24h"); w.string(DecimalFormatting.exact(change)) }
+        if let cap = q.marketCap { w.key("marketCap"); w.string(DecimalFormatting.exact(cap)) }
         w.key("time"); w.string(ISODate.format(q.time))
-        w.key("sourceUpdatedAt"); w.string(q.sourceUpdatedAt.map(ISODate.format))
+        if let updated = q.sourceUpdatedAt { w.key("sourceUpdatedAt"); w.string(ISODate.format(updated)) }
         w.key("source"); w.string(q.source.rawValue)
         if q.currency != "USD" { w.key("currency"); w.string(q.currency) }  // USD when left out
         w.endObject()
     }
 
-    static func decode(_ buffer: ByteBuffer, path: String, latestOnly: Bool) throws(StoreError) -> [Quote] {
+    /// With `prefix`, `buffer` is the start of the file: reading stops at the end of `latest`, and
+    /// a file without `version` before it is not answered from a prefix.
+    static func decode(_ buffer: ByteBuffer, path: String, latestOnly: Bool, prefix: Bool = false) throws(StoreError) -> [Quote] {
         var r = JSONReader(buffer: buffer)
         do {
             var quotes: [Quote] = []
+            var sawVersion = false
             try r.beginObject()
             while let key = try r.nextKey() {
                 switch key {
                 case "latest" where latestOnly:
+                    if prefix && !sawVersion { throw r.error("no version before the latest quotes") }
                     try r.beginArray()
                     while try r.nextElement() { quotes.append(try readQuote(&r)) }
                     return quotes
                 case "version":
                     let v = try r.readInt()
+                    sawVersion = true
                     if v > formatVersion {
                         throw StoreError(path: path, reason: .unsupportedVersion(v, highestSupported: formatVersion))
                     }
@@ -275,5 +380,33 @@ public struct CatalogCache: Sendable {
         w.endObject()
         w.finish()
         try FileSystem.writeAtomically(w.bytes, to: path)
+    }
+}
+
+/// Local calendar days of many instants, fast: the zone's offset is asked twice per UTC day
+/// (at its start and end) and reused for every instant of a day with one offset throughout; only
+/// an instant of a day with a clock change asks for its own.
+struct LocalDays {
+    let zone: TimeZone
+    /// By UTC day number: the offset in seconds all day, or `nil` for a day with a clock change.
+    private var offsets: [Int64: Int64?] = [:]
+
+    init(_ zone: TimeZone) { self.zone = zone }
+
+    /// Days since 1970-01-01 of the local day `date` falls on (as `ISODate.dayNumber`).
+    mutating func dayNumber(_ date: Date) -> Int64 {
+        let seconds = ISODate.millis(date) / 1000  // as ISODate.localDay reads it
+        let utcDay = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let offset: Int64
+        if let known = offsets[utcDay] {
+            offset = known ?? Int64(zone.secondsFromGMT(for: date))
+        } else {
+            let first = Date(timeIntervalSince1970: TimeInterval(utcDay * 86_400))
+            let a = zone.secondsFromGMT(for: first), b = zone.secondsFromGMT(for: first.addingTimeInterval(86_399))
+            offsets[utcDay] = a == b ? Int64(a) : Optional<Int64>.none
+            offset = a == b ? Int64(a) : Int64(zone.secondsFromGMT(for: date))
+        }
+        let local = seconds + offset
+        return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
     }
 }

@@ -1,0 +1,223 @@
+import Foundation
+import PortfolioCore
+
+/// `price import` and `fx import`: one reader of price files, two kinds of commodity.
+enum PriceFileCommand {
+    static let formatOption = OptionSpec("--format", "FORMAT", "ledger, beancount or csv (default: recognised from the content)",
+                                         choices: PriceFileFormat.allCases.map(\.rawValue))
+    static let dryRunOption = OptionSpec("--dry-run", nil, "check and report without writing")
+
+    static let formats = """
+    Formats (recognised from the content unless --format says):
+      ledger/hledger  P 2024-01-15 BTC 42000.00 USD   P 2024-01-15 12:00:00 "BTC" $42,000.00
+      beancount       2024-01-15 price BTC 42000.00 USD
+      csv             date,asset,price[,currency]   or pricehist's date,base,quote,amount,source,type
+    Blank lines and comment lines (first character ';', '#' or '*') are skipped. Amounts are exact; ','
+    may only separate thousands; '$' is USD, '€' EUR, '£' GBP, '¥' JPY. A day without a time is its
+    first instant in your time zone (TZ), as a bare --date is. If any line is malformed or names
+    something unknown, nothing is written and every such line is listed (exit 1). Re-importing a file
+    changes nothing: a quote of the same commodity, currency and time replaces the cached one.
+    """
+
+    /// The bytes of FILE, or of standard input for `-`.
+    static func read(_ source: String, context: Context) throws -> [UInt8] {
+        if source == "-" { return try context.environment.readStandardInput() }
+        let path = try DataLocation.resolve(explicit: source, environment: context.environment.variables)
+        guard let bytes = try FileSystem.read(path, allowStreams: true) else { throw CommandFailure("cannot read \(source): no such file") }
+        return bytes
+    }
+
+    static func run(source: String, format: PriceFileFormat?, dryRun: Bool, kind: PriceImportKind, context: Context) throws -> ExitCode {
+        let session = try context.session()
+        let bytes = try read(source, context: context)
+        let summary: PriceImportSummary
+        let file: PriceFile
+        do {
+            file = try PriceImport.read(bytes, format: format)
+            let book = try session.loadSettings()
+            summary = try session.importPrices(file, kind: kind, book: book, portfolio: try context.portfolio(in: book), dryRun: dryRun,
+                                               names: context.names)
+        } catch let failure as ImportFailure {
+            for p in failure.problems { context.console.error("error: \(p)\n") }
+            let n = failure.problems.count
+            context.console.error("error: \(n) problem\(n == 1 ? "" : "s") found; nothing was imported\n")
+            return .failure
+        }
+        let m = summary.merge
+        if context.json {
+            context.printJSON(.object([
+                ("format", .string(file.format.rawValue)), ("quotes", .number(String(summary.quotes.count))),
+                ("assets", .array(summary.assets.map { .string($0) })),
+                ("from", ReportJSON.date(summary.from)), ("until", ReportJSON.date(summary.until)),
+                ("added", .number(String(m.added))), ("alreadyCached", .number(String(m.unchanged))),
+                ("notKept", .number(String(m.notKept))), ("dryRun", .bool(dryRun)),
+            ]))
+            return .success
+        }
+        if let broken = m.setAside, dryRun {
+            context.warn("\(broken.cacheDescription); an import would move it aside and start a new price cache")
+        }
+        guard let from = summary.from, let until = summary.until else {
+            context.out("Nothing to import: the file states no \(kind == .prices ? "prices" : "rates").\n")
+            return .success
+        }
+        let n = summary.quotes.count, k = summary.assets.count
+        let zone = context.timeZone
+        let span = Human.day(from, in: zone) == Human.day(until, in: zone)
+            ? Human.day(from, in: zone) : "\(Human.day(from, in: zone)) … \(Human.day(until, in: zone))"
+        let what = kind == .prices
+            ? "\(n) price\(n == 1 ? "" : "s") of \(k) asset\(k == 1 ? "" : "s")"
+            : "\(n) rate\(n == 1 ? "" : "s") of \(k) currency pair\(k == 1 ? "" : "s")"
+        var counts = dryRun ? "\(m.added) would be added" : "\(m.added) added"
+        counts += ", \(m.unchanged) already in the price cache"
+        if m.notKept > 0 {
+            counts += ", \(m.notKept) not kept (before the last 7 days the cache keeps the last quote of each day)"
+        }
+        if dryRun {
+            context.out("Dry run: read \(what), \(span); \(counts). Nothing was written.\n")
+        } else {
+            context.out("Imported \(what), \(span): \(counts).\n")
+        }
+        return .success
+    }
+}
+
+struct PriceImportCommand: Command {
+    static let spec = CommandSpec(
+        name: "price import", summary: "Import price history from ledger, beancount or CSV price files", arguments: "FILE|-",
+        options: [PriceFileCommand.formatOption, PriceFileCommand.dryRunOption],
+        group: "Prices",
+        details: PriceFileCommand.formats + "\n" + """
+
+        Each commodity is an ASSET: a registered code, else a coin id or symbol (a currency is refused:
+        rates go through 'bitpal fx import'). A price without a currency is in the asset's currency (a
+        registered asset) or the portfolio's base. Imported prices live in the price cache (source
+        'imported'), beside fetched ones; manual prices stay in portfolio.json.
+        """,
+        examples: ["bitpal price import prices.journal", "bitpal price import prices.beancount --dry-run",
+                   "pricehist fetch coingecko BTC/USD -s 2024-01-01 -o csv | bitpal price import -"])
+
+    var source: String
+    var format: PriceFileFormat?
+    var dryRun: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        source = try a.popPositional("FILE (or - for standard input)")
+        format = a.popOption("--format").flatMap(PriceFileFormat.init(rawValue:))
+        dryRun = a.popFlag("--dry-run")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try PriceFileCommand.run(source: source, format: format, dryRun: dryRun, kind: .prices, context: context)
+    }
+}
+
+struct FXImportCommand: Command {
+    static let spec = CommandSpec(
+        name: "fx import", summary: "Import exchange-rate history from ledger, beancount or CSV price files", arguments: "FILE|-",
+        options: [PriceFileCommand.formatOption, PriceFileCommand.dryRunOption],
+        group: "Cash and currencies",
+        details: PriceFileCommand.formats + "\n" + """
+
+        Here the commodities are currencies: 'P 2024-01-15 EUR 1.09 USD' is one euro = 1.09 dollars. A
+        rate without a second currency is into the portfolio's base. Imported rates live in the price
+        cache (source 'imported') beside fetched ones; 'fx history' lists them with the rates typed by hand.
+        """,
+        examples: ["bitpal fx import rates.journal", "bitpal fx import eurusd.csv --dry-run"])
+
+    var source: String
+    var format: PriceFileFormat?
+    var dryRun: Bool
+
+    init(parsing a: inout ArgumentList) throws {
+        source = try a.popPositional("FILE (or - for standard input)")
+        format = a.popOption("--format").flatMap(PriceFileFormat.init(rawValue:))
+        dryRun = a.popFlag("--dry-run")
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try PriceFileCommand.run(source: source, format: format, dryRun: dryRun, kind: .rates, context: context)
+    }
+}
+
+struct PriceFetchHistoryCommand: Command {
+    static let spec = CommandSpec(
+        name: "price fetch-history", summary: "Fetch daily prices of coins for the last N days (default 365)", arguments: "COIN...",
+        options: [OptionSpec("--days", "N", "how many days back, 1 to 365 (default 365: the free and demo plans' limit)")],
+        group: "Prices",
+        details: """
+        One request per coin and currency to the price service's /coins/{id}/market_chart, in the base
+        currency of every portfolio with transactions in the coin (the default portfolio's when none has
+        any). Of each day (in your time zone) the last point is kept: beyond 90 days the service gives one
+        at 00:00 UTC a day; for fewer days its hourly or 5-minute points thin to one a day; the last point
+        is the current price. The quotes go to the price cache; fetching again replaces them. Exit 3 when
+        the service cannot be reached or refuses (a 401: the free and demo plans reach back at most 365
+        days), 1 for a coin the service does not know (the other coins are still fetched).
+        """,
+        examples: ["bitpal price fetch-history btc eth", "bitpal price fetch-history solana --days 30"])
+
+    var coins: [String]
+    var days: Int
+
+    init(parsing a: inout ArgumentList) throws {
+        coins = [try a.popPositional("COIN")] + a.popRemaining()
+        let text = a.popOption("--days")
+        days = try text.map { try ArgumentList.positiveInt($0, field: "--days") } ?? PriceError.maxHistoryDays
+        if !(1...PriceError.maxHistoryDays).contains(days) { throw PriceError.historyDays(days) }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        if context.offline {
+            throw UsageError.conflict("'price fetch-history' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
+        }
+        let session = try context.session()
+        _ = try session.networkSettings()
+        let book = try session.loadBook()
+        var ids: [String] = []
+        for text in coins {
+            let asset = try session.resolveAsset(text, in: book)
+            if Asset.isRegisteredID(asset.id) {
+                throw CommandFailure("\(TextEscaping.escaped(asset.id)) is a registered asset: the price service has no prices for it "
+                    + "(import them with 'bitpal price import')")
+            }
+            if !ids.contains(asset.id) { ids.append(asset.id) }
+        }
+        let defaultBase = book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? book.portfolios.first?.baseCurrency ?? "USD"
+        var fetched: [JSONValue] = [], failed: [JSONValue] = []
+        var code = ExitCode.success
+        for id in ids {
+            let holders = Set(book.transactions.filter { $0.assetId == id }.map(\.portfolio))
+            let bases = Set(book.portfolios.filter { holders.contains($0.name) }.map(\.baseCurrency))
+            let currencies = bases.isEmpty ? [defaultBase] : bases.sorted()
+            let quotes: [Quote]
+            do {
+                quotes = try session.fetchHistory(coin: id, currencies: currencies, days: days, purpose: .explicit)
+            } catch let error as PriceError where error == .unknownCoin(id) {
+                context.console.error("error: \(error)\n")
+                failed.append(.object([("assetId", .string(id)), ("error", .string(error.description))]))
+                code = .failure
+                continue
+            }
+            for currency in currencies {
+                let these = quotes.filter { $0.currency == currency }
+                fetched.append(.object([
+                    ("assetId", .string(id)), ("currency", .string(currency)), ("quotes", .number(String(these.count))),
+                    ("from", ReportJSON.date(these.first?.time)), ("until", ReportJSON.date(these.last?.time)),
+                ]))
+                // Said as each coin is done: a later coin's failure does not hide what is already in the cache.
+                guard !context.json else { continue }
+                let zone = context.timeZone
+                if let first = these.first, let last = these.last {
+                    context.out("\(context.coinLabel(id)): \(these.count) daily price\(these.count == 1 ? "" : "s") in \(currency), "
+                        + "\(Human.day(first.time, in: zone)) … \(Human.day(last.time, in: zone)).\n")
+                } else {
+                    context.out("\(context.coinLabel(id)): the price service has no prices in \(currency) for the last \(days) day\(days == 1 ? "" : "s").\n")
+                }
+            }
+        }
+        if context.json {
+            context.printJSON(.object([("days", .number(String(days))), ("fetched", .array(fetched)), ("failed", .array(failed))]))
+        }
+        return code
+    }
+}

@@ -1,0 +1,417 @@
+import Foundation
+
+/// The price files `price import` and `fx import` read.
+public enum PriceFileFormat: String, CaseIterable, Sendable {
+    /// ledger's and hledger's `P DATE [TIME] COMMODITY AMOUNT` directives.
+    case ledger
+    /// beancount's `DATE price COMMODITY NUMBER CURRENCY` directives.
+    case beancount
+    /// A CSV file with a header: bitpal's `date,asset,price[,currency]` or pricehist's
+    /// `date,base,quote,amount,source,type`.
+    case csv
+}
+
+/// One price as a file states it, before its commodity is resolved and its date placed in a zone.
+public struct PriceLine: Equatable, Sendable {
+    /// The line it is on (the first line is 1).
+    public var line: Int
+    /// The commodity priced, as written (without quotes): `BTC`, `AAPL`, `EUR`.
+    public var commodity: String
+    /// The currency of the price (a supported code; `$` is USD), `nil` when the line names none.
+    public var currency: String?
+    public var price: Fixed18
+    /// A day (local midnight once a zone applies), a local time, or an instant.
+    public var date: DateInput
+
+    public init(line: Int, commodity: String, currency: String?, price: Fixed18, date: DateInput) {
+        self.line = line
+        self.commodity = commodity
+        self.currency = currency
+        self.price = price
+        self.date = date
+    }
+}
+
+/// What a price file holds: the prices it states and the lines that could not be read.
+public struct PriceFile: Sendable {
+    public var format: PriceFileFormat
+    public var prices: [PriceLine]
+    /// Each unreadable line and why, in file order.
+    public var problems: [(line: Int, message: String)]
+}
+
+/// Reads the price files people already keep: ledger/hledger `P` lines, beancount `price`
+/// directives, and CSV (bitpal's own columns or pricehist's).
+///
+/// Blank lines and comment lines (first non-blank character `;`, `#` or `*`) are skipped in every
+/// format. Amounts are exact: `42000.00`, `$42,000.00` (a `,` only between groups of three
+/// digits), `42000 USD`, `USD 42000`, `"USD" 42000`; never through binary floating point, with the
+/// limits of every bitpal value (18 decimals, 20 digits before the point). `$` is USD, `€` EUR,
+/// `£` GBP and `¥` JPY. A bad line does not stop the reading: every one is reported.
+public enum PriceImport {
+    /// The format a file's first content line shows; `nil` when it shows none.
+    public static func detect(_ bytes: [UInt8]) -> PriceFileFormat? {
+        for (_, text) in lines(bytes) where !isSkipped(text) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("P ") || trimmed.hasPrefix("P\t") { return .ledger }
+            let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if words.count >= 2, day(String(words[0])) != nil, words[1] == "price" { return .beancount }
+            if trimmed.contains(",") { return .csv }
+            return nil
+        }
+        return nil
+    }
+
+    /// The prices of a file in `format`, or in the format its content shows.
+    ///
+    /// - Throws: `ImportFailure` when no format is given and the content shows none.
+    public static func read(_ bytes: [UInt8], format: PriceFileFormat?) throws(ImportFailure) -> PriceFile {
+        guard let format = format ?? detect(bytes) else {
+            throw ImportFailure(problems: [
+                "cannot tell the format: expected ledger 'P DATE COMMODITY PRICE' lines, beancount 'DATE price COMMODITY PRICE CURRENCY' "
+                    + "lines or a CSV header 'date,asset,price[,currency]' (choose one with --format)",
+            ])
+        }
+        var file = PriceFile(format: format, prices: [], problems: [])
+        switch format {
+        case .ledger, .beancount:
+            for (number, text) in lines(bytes) where !isSkipped(text) {
+                if format == .beancount && isMetadata(text) { continue }
+                do {
+                    file.prices.append(format == .ledger ? try ledger(text, line: number) : try beancount(text, line: number))
+                } catch {
+                    file.problems.append((number, error.message))
+                }
+            }
+        case .csv:
+            csv(bytes, into: &file)
+        }
+        return file
+    }
+
+    /// A line that cannot be read, and why.
+    struct LineError: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    // MARK: Lines
+
+    /// Each line with its number; UTF-8 (or Windows-1252) without BOM, LF or CRLF.
+    static func lines(_ bytes: [UInt8]) -> [(Int, String)] {
+        let text = TextDecoding.utf8Bytes(bytes)
+        let body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(text.dropFirst(3)) : text
+        var out: [(Int, String)] = []
+        for (i, raw) in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            var line = raw
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            out.append((i + 1, String(decoding: line, as: UTF8.self)))
+        }
+        return out
+    }
+
+    /// Blank lines and comments: first non-blank character `;`, `#` or `*`.
+    static func isSkipped(_ line: String) -> Bool {
+        guard let first = line.first(where: { $0 != " " && $0 != "\t" }) else { return true }
+        return first == ";" || first == "#" || first == "*"
+    }
+
+    /// A beancount metadata line under a directive: indented `key: value`.
+    static func isMetadata(_ line: String) -> Bool {
+        guard line.first == " " || line.first == "\t" else { return false }
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard let colon = trimmed.firstIndex(of: ":"), colon != trimmed.startIndex else { return false }
+        return trimmed[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+
+    /// The text before a `;` comment that is not inside double quotes.
+    static func withoutComment(_ text: Substring) -> Substring {
+        var quoted = false
+        for i in text.indices {
+            if text[i] == "\"" { quoted.toggle() }
+            if text[i] == ";" && !quoted { return text[..<i] }
+        }
+        return text
+    }
+
+    // MARK: Formats
+
+    /// `P DATE [TIME] COMMODITY AMOUNT [; comment]`.
+    static func ledger(_ text: String, line: Int) throws(LineError) -> PriceLine {
+        var s = Scanner(withoutComment(Substring(text)).trimmingCharacters(in: .whitespaces))
+        guard s.word() == "P", s.skipBlanks() else {
+            throw LineError("not a price line (expected 'P DATE COMMODITY PRICE', e.g. 'P 2024-01-15 BTC 42000.00 USD')")
+        }
+        guard let dayText = s.word(), !dayText.isEmpty else { throw LineError("a P line needs a date") }
+        guard let parts = day(dayText) else { throw LineError("'\(TextEscaping.shortened(dayText))' is not a date (YYYY-MM-DD)") }
+        s.skipBlanks()
+        var date = DateInput.day(parts.0, parts.1, parts.2)
+        if let time = s.peekWord(), time.first?.isNumber == true, time.contains(":") {
+            _ = s.word()
+            guard let millis = timeOfDay(time) else { throw LineError("'\(TextEscaping.shortened(time))' is not a time (HH:MM or HH:MM:SS)") }
+            date = .localTime(parts.0, parts.1, parts.2, millisOfDay: millis)
+            s.skipBlanks()
+        }
+        let commodity = try s.commodity()
+        guard !commodity.isEmpty else { throw LineError("a P line needs a commodity and a price") }
+        let (price, currency) = try amount(s.rest)
+        return PriceLine(line: line, commodity: commodity, currency: currency, price: price, date: date)
+    }
+
+    /// `DATE price COMMODITY NUMBER CURRENCY [; comment]`.
+    static func beancount(_ text: String, line: Int) throws(LineError) -> PriceLine {
+        let words = withoutComment(Substring(text)).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard words.count >= 2, words[1] == "price" else {
+            throw LineError("not a price directive (expected 'DATE price COMMODITY PRICE CURRENCY', e.g. '2024-01-15 price BTC 42000.00 USD')")
+        }
+        guard let parts = day(words[0]) else { throw LineError("'\(TextEscaping.shortened(words[0]))' is not a date (YYYY-MM-DD)") }
+        guard words.count == 5 else {
+            throw LineError("a price directive has a date, 'price', a commodity, a number and a currency (found \(words.count) words)")
+        }
+        let (price, currency) = try amount(words[3] + " " + words[4])
+        return PriceLine(line: line, commodity: words[2], currency: currency, price: price, date: .day(parts.0, parts.1, parts.2))
+    }
+
+    /// A header naming its columns (any case), then one price per line. `asset` may be called
+    /// `base`, `commodity`, `symbol` or `coin`; `price` may be `amount` or `rate`; `currency` may be
+    /// `quote`. Other columns (pricehist's `source` and `type`) are ignored.
+    static func csv(_ bytes: [UInt8], into file: inout PriceFile) {
+        var columns: [String: Int]?
+        var width = 0
+        for (number, text) in lines(bytes) where !isSkipped(text) {
+            let fields: [String]
+            do {
+                fields = try split(text)
+            } catch {
+                file.problems.append((number, error.message))
+                continue
+            }
+            guard let cols = columns else {
+                var found: [String: Int] = [:]
+                for (i, name) in fields.enumerated() {
+                    let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+                    let canonical = ["base": "asset", "commodity": "asset", "symbol": "asset", "coin": "asset", "amount": "price",
+                                     "rate": "price", "quote": "currency"][key] ?? key
+                    if found[canonical] == nil { found[canonical] = i }
+                }
+                let missing = ["date", "asset", "price"].filter { found[$0] == nil }
+                if !missing.isEmpty {
+                    file.problems.append((number, "the header needs the columns date, asset and price (missing: \(missing.joined(separator: ", ")))"))
+                    return
+                }
+                columns = found
+                width = fields.count
+                continue
+            }
+            guard fields.count == width else {
+                file.problems.append((number, "\(fields.count) field\(fields.count == 1 ? "" : "s") where the header has \(width)"))
+                continue
+            }
+            func cell(_ name: String) -> String { cols[name].map { fields[$0].trimmingCharacters(in: .whitespaces) } ?? "" }
+            do throws(LineError) {
+                let dateText = cell("date")
+                guard !dateText.isEmpty else { throw LineError("no date") }
+                guard let date = dateInput(dateText) else { throw LineError("'\(TextEscaping.shortened(dateText))' is not a date (YYYY-MM-DD)") }
+                let commodity = unquoted(cell("asset"))
+                guard !commodity.isEmpty else { throw LineError("no asset") }
+                let priceText = cell("price")
+                guard !priceText.isEmpty else { throw LineError("no price") }
+                var (price, currency) = try amount(priceText)
+                let given = cell("currency")
+                if !given.isEmpty {
+                    let code = try currencyCode(given)
+                    if let currency, currency != code {
+                        throw LineError("the price is in \(currency) but the currency column says \(code)")
+                    }
+                    currency = code
+                }
+                file.prices.append(PriceLine(line: number, commodity: commodity, currency: currency, price: price, date: date))
+            } catch {
+                file.problems.append((number, error.message))
+            }
+        }
+        if columns == nil && file.problems.isEmpty {
+            file.problems.append((1, "no header: the first line names the columns, e.g. 'date,asset,price,currency'"))
+        }
+    }
+
+    /// The fields of one CSV line: commas, double quotes with `""` inside.
+    static func split(_ line: String) throws(LineError) -> [String] {
+        var fields: [String] = []
+        var field = ""
+        var quoted = false
+        var chars = Array(line)
+        var i = 0
+        if chars.last == "\r" { chars.removeLast() }
+        while i < chars.count {
+            let c = chars[i]
+            if quoted {
+                if c == "\"" {
+                    if i + 1 < chars.count && chars[i + 1] == "\"" {
+                        field.append("\"")
+                        i += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(c)
+                }
+            } else if c == "\"" && field.trimmingCharacters(in: .whitespaces).isEmpty {
+                field = ""
+                quoted = true
+            } else if c == "," {
+                fields.append(field)
+                field = ""
+            } else {
+                field.append(c)
+            }
+            i += 1
+        }
+        if quoted { throw LineError("a quoted field is not closed") }
+        fields.append(field)
+        return fields
+    }
+
+    // MARK: Values
+
+    /// `YYYY-MM-DD`, `YYYY/MM/DD` or `YYYY.MM.DD` (hledger also writes `2024/1/5`), a real calendar day.
+    static func day(_ text: String) -> (Int64, Int64, Int64)? {
+        guard let separator = text.first(where: { $0 == "-" || $0 == "/" || $0 == "." }) else { return nil }
+        let parts = text.split(separator: separator, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].utf8.count == 4, (1...2).contains(parts[1].utf8.count), (1...2).contains(parts[2].utf8.count),
+              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }) else { return nil }
+        func two(_ p: Substring) -> String { p.count == 1 ? "0" + p : String(p) }
+        return ISODate.parseDay(utf8: Array("\(parts[0])-\(two(parts[1]))-\(two(parts[2]))".utf8))
+    }
+
+    /// `HH:MM` or `HH:MM:SS` as milliseconds of the day.
+    static func timeOfDay(_ text: String) -> Int64? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3,
+              parts.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
+              let h = Int64(parts[0]), let m = Int64(parts[1]), h < 24, m < 60 else { return nil }
+        let sec = parts.count == 3 ? Int64(parts[2]) ?? 60 : 0
+        guard sec < 60 else { return nil }
+        return ((h * 60 + m) * 60 + sec) * 1000
+    }
+
+    /// A CSV date: a day in any of `day`'s spellings, or anything a DATE argument takes.
+    static func dateInput(_ text: String) -> DateInput? {
+        if let parts = day(text) { return .day(parts.0, parts.1, parts.2) }
+        guard let input = DateInput.parse(text) else { return nil }
+        if case .relativeDay = input { return nil }  // `today` in a file would change meaning every day
+        return input
+    }
+
+    static func unquoted(_ text: String) -> String {
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { return String(text.dropFirst().dropLast()) }
+        return text
+    }
+
+    /// Currency symbols taken for codes.
+    static let symbols: [String: String] = ["$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"]
+
+    /// A supported currency code (any case, maybe quoted) or symbol.
+    static func currencyCode(_ text: String) throws(LineError) -> String {
+        let t = unquoted(text.trimmingCharacters(in: .whitespaces))
+        if let code = symbols[t] ?? CurrencyCode.parse(t) { return code }
+        throw LineError(PortfolioError.unsupportedCurrency(t).description)
+    }
+
+    /// An amount: a number with an optional currency before or after it (`$42,000.00`, `42000 USD`).
+    static func amount(_ raw: String) throws(LineError) -> (Fixed18, String?) {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { throw LineError("no price") }
+        let chars = Array(text)
+        // The number: the first run of digits, '.' and ',' (with a sign just before it); around it, the currency.
+        guard let start = chars.firstIndex(where: { $0.isASCII && ($0.isNumber || $0 == ".") }) else {
+            throw LineError("'\(TextEscaping.shortened(text))' has no number")
+        }
+        var end = start
+        while end < chars.count, chars[end].isASCII, chars[end].isNumber || chars[end] == "." || chars[end] == "," { end += 1 }
+        var before = String(chars[..<start]).trimmingCharacters(in: .whitespaces)
+        let after = String(chars[end...]).trimmingCharacters(in: .whitespaces)
+        var negative = false
+        if before.hasSuffix("-") || before.hasPrefix("-") {
+            negative = true
+            before = before.hasSuffix("-") ? String(before.dropLast()) : String(before.dropFirst())
+            before = before.trimmingCharacters(in: .whitespaces)
+        }
+        if before.hasSuffix("+") { before = String(before.dropLast()).trimmingCharacters(in: .whitespaces) }
+        var number = String(chars[start..<end])
+        if !before.isEmpty && !after.isEmpty {
+            throw LineError("'\(TextEscaping.shortened(text))' names a currency on both sides of the number")
+        }
+        let currencyText = before.isEmpty ? after : before
+        let currency: String? = currencyText.isEmpty ? nil : try currencyCode(currencyText)
+        if number.contains(",") {
+            // Thousands separators only: 1-3 digits, then groups of exactly three.
+            let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            let groups = parts[0].split(separator: ",", omittingEmptySubsequences: false)
+            guard let first = groups.first, (1...3).contains(first.count), groups.dropFirst().allSatisfy({ $0.count == 3 }),
+                  parts.count == 1 || !parts[1].contains(",") else {
+                throw LineError("'\(TextEscaping.shortened(number))' is not a number: ',' may only separate thousands (write 42000.50 or 42,000.50)")
+            }
+            number = number.replacingOccurrences(of: ",", with: "")
+        }
+        if negative { throw LineError(PortfolioError.priceNotPositive.description) }
+        let value: Fixed18
+        do {
+            value = try ValueRules.fixed(number, field: "Price")
+        } catch let error as LiteralError {
+            throw LineError(error.description)
+        } catch let error as PortfolioError {
+            throw LineError(error.description)
+        } catch {
+            throw LineError("\(error)")
+        }
+        guard value.units > 0 else { throw LineError(PortfolioError.priceNotPositive.description) }
+        return (value, currency)
+    }
+
+    /// Words of a ledger line, with a double-quoted commodity kept whole.
+    struct Scanner {
+        var chars: [Character]
+        var i = 0
+        init(_ text: String) { chars = Array(text) }
+
+        var rest: String { String(chars[i...]) }
+
+        @discardableResult
+        mutating func skipBlanks() -> Bool {
+            let start = i
+            while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
+            return i > start
+        }
+
+        func peekWord() -> String? {
+            var j = i
+            while j < chars.count, chars[j] != " " && chars[j] != "\t" { j += 1 }
+            return j > i ? String(chars[i..<j]) : nil
+        }
+
+        mutating func word() -> String? {
+            guard let w = peekWord() else { return nil }
+            i += w.count
+            return w
+        }
+
+        /// `"ANY TEXT"` or a run up to the next blank.
+        mutating func commodity() throws(LineError) -> String {
+            guard i < chars.count else { return "" }
+            if chars[i] == "\"" {
+                guard let close = chars[(i + 1)...].firstIndex(of: "\"") else { throw LineError("a quoted commodity is not closed") }
+                let name = String(chars[(i + 1)..<close])
+                i = close + 1
+                skipBlanks()
+                return name
+            }
+            // An unquoted symbol ends at a blank (or where a number starts, as in `BTC$42000`).
+            let start = i
+            while i < chars.count, chars[i] != " ", chars[i] != "\t" { i += 1 }
+            let name = String(chars[start..<i])
+            skipBlanks()
+            return name
+        }
+    }
+}
