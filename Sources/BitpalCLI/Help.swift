@@ -2,11 +2,11 @@ import PortfolioCore
 
 /// Help text, assembled from the command table.
 enum Help {
-    static let groups = ["Getting started", "Transactions", "Reports", "Assets and portfolios", "Cash and currencies", "Targets", "Prices", "Coins and watchlist", "Other"]
+    static let groups = ["Getting started", "Transactions", "Reports", "Assets and portfolios", "Cash and currencies", "Goals and habits", "Prices", "Coins and watchlist", "Other"]
 
     static func overview() -> String {
         var s = """
-        bitpal \(CLI.version) — a command-line crypto portfolio tracker: exact to the cent, crash-safe, scriptable.
+        bitpal \(CLI.version) — a command-line portfolio tracker: exact to the cent, crash-safe, scriptable.
 
         Usage: bitpal COMMAND [ARGUMENTS] [OPTIONS]
 

@@ -62,7 +62,7 @@ struct PlanAddCommand: Command {
         name: "plan add", summary: "A goal: a total value by a date", arguments: "NAME",
         options: PlanText.options + [OptionSpec("--start", "DATE", "the day the plan began (default today; shown only)"),
                                      OptionSpec("--all", nil, "every active portfolio (default: the chosen portfolio)")],
-        group: "Targets",
+        group: "Goals and habits",
         details: "'bitpal plan show NAME' tells how far along it is, whether it is on track and what monthly amount would reach it.",
         examples: ["bitpal plan add retirement --target 1000000 --by 2050-01-01 --monthly 2000 --return 6"])
 
@@ -118,7 +118,7 @@ struct PlanAddCommand: Command {
 }
 
 struct PlanListCommand: Command {
-    static let spec = CommandSpec(name: "plan list", summary: "Your plans: progress, projection, on track", group: "Targets",
+    static let spec = CommandSpec(name: "plan list", summary: "Your plans: progress, projection, on track", group: "Goals and habits",
                                   examples: ["bitpal plan list", "bitpal plan list --json"])
 
     init(parsing a: inout ArgumentList) throws {}
@@ -149,7 +149,7 @@ struct PlanListCommand: Command {
 
 struct PlanShowCommand: Command {
     static let spec = CommandSpec(name: "plan show", summary: "One plan: progress, time left, projection, the monthly amount that reaches it",
-                                  arguments: "NAME", group: "Targets", examples: ["bitpal plan show retirement"])
+                                  arguments: "NAME", group: "Goals and habits", examples: ["bitpal plan show retirement"])
 
     var name: String
 
@@ -183,7 +183,7 @@ struct PlanEditCommand: Command {
         name: "plan edit", summary: "Change a plan", arguments: "NAME",
         options: PlanText.options + [OptionSpec("--status", "STATUS", "active, paused, completed or cancelled",
                                                 choices: InvestmentPlan.Status.allCases.map(\.rawValue))],
-        group: "Targets", examples: ["bitpal plan edit retirement --monthly 2500", "bitpal plan edit house --status completed"])
+        group: "Goals and habits", examples: ["bitpal plan edit retirement --monthly 2500", "bitpal plan edit house --status completed"])
 
     var name: String
     var target: Fixed18?
@@ -239,7 +239,7 @@ struct PlanEditCommand: Command {
 }
 
 struct PlanRemoveCommand: Command {
-    static let spec = CommandSpec(name: "plan remove", summary: "Delete a plan", arguments: "NAME", group: "Targets",
+    static let spec = CommandSpec(name: "plan remove", summary: "Delete a plan", arguments: "NAME", group: "Goals and habits",
                                   examples: ["bitpal plan remove house"])
 
     var name: String

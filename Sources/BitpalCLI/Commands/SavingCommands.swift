@@ -73,7 +73,7 @@ struct SavingAddCommand: Command {
             OptionSpec("--manual", nil, "a reminder: 'saving run' leaves it, 'saving confirm' records it"),
             OptionSpec("--note", "TEXT", "a note to keep with it"),
         ],
-        group: "Targets",
+        group: "Goals and habits",
         details: """
         Due dates are the start, then every 1, 7 or 14 days, or every month on the start's day (the
         month's last day when it is shorter: Jan 31, Feb 29, Mar 31). 'bitpal saving run' (from cron)
@@ -144,7 +144,7 @@ struct SavingAddCommand: Command {
 
 struct SavingListCommand: Command {
     static let spec = CommandSpec(name: "saving list", summary: "Your saving plans: next due date, last executed, active or paused",
-                                  group: "Targets", examples: ["bitpal saving list", "bitpal saving list --json"])
+                                  group: "Goals and habits", examples: ["bitpal saving list", "bitpal saving list --json"])
 
     init(parsing a: inout ArgumentList) throws {}
 
@@ -183,7 +183,7 @@ struct SavingEditCommand: Command {
             OptionSpec("--resume", nil, "carry it out again from the first due date on or after today (paused dates are not caught up)"),
             OptionSpec("--note", "TEXT", "a note to keep with it (empty to remove)"),
         ],
-        group: "Targets",
+        group: "Goals and habits",
         examples: ["bitpal saving edit weekly-btc --amount 150", "bitpal saving edit weekly-btc --pause", "bitpal saving edit weekly-btc --resume"])
 
     var name: String
@@ -243,7 +243,7 @@ struct SavingEditCommand: Command {
 
 struct SavingRemoveCommand: Command {
     static let spec = CommandSpec(name: "saving remove", summary: "Delete a saving plan (the buys it recorded stay)", arguments: "NAME",
-                                  group: "Targets", examples: ["bitpal saving remove weekly-btc"])
+                                  group: "Goals and habits", examples: ["bitpal saving remove weekly-btc"])
 
     var name: String
 
@@ -268,7 +268,7 @@ struct SavingRunCommand: Command {
         name: "saving run", summary: "Carry out every due saving plan, each due date exactly once (for cron)",
         options: [OptionSpec("--dry-run", nil, "show what would be recorded, write nothing"),
                   OptionSpec("--quiet", nil, "print nothing unless something waits or fails")],
-        group: "Targets",
+        group: "Goals and habits",
         details: """
         For every active automatic plan and every due date from its next due date up to today (local
         time), oldest first: a buy dated that day at the newest price at or before its end (fetched
@@ -322,7 +322,7 @@ struct SavingRunCommand: Command {
 struct SavingDueCommand: Command {
     static let spec = CommandSpec(
         name: "saving due", summary: "Due and overdue dates that wait: manual plans, and plans stuck without a price or cash",
-        group: "Targets", examples: ["bitpal saving due", "bitpal saving due --json"])
+        group: "Goals and habits", examples: ["bitpal saving due", "bitpal saving due --json"])
 
     init(parsing a: inout ArgumentList) throws {}
 
@@ -357,7 +357,7 @@ struct SavingConfirmCommand: Command {
         name: "saving confirm", summary: "Record a saving plan's oldest open due date by hand", arguments: "NAME",
         options: [OptionSpec("--price", "PRICE", "the price paid (default: the newest price at or before the end of the due date)"),
                   OptionSpec("--date", "DATE", "the day the buy happened (default the due date)")],
-        group: "Targets",
+        group: "Goals and habits",
         examples: ["bitpal saving confirm monthly-etf --price 101.20", "bitpal saving confirm monthly-etf --price 101.20 --date 2024-06-03"])
 
     var name: String

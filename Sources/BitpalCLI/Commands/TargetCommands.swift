@@ -15,7 +15,7 @@ struct TargetSetCommand: Command {
     static let spec = CommandSpec(
         name: "target set", summary: "Set the portfolio's target mix (percentages adding up to 100)", arguments: "CLASS=PCT...",
         options: [OptionSpec("--by", "BASIS", "type (default: asset types, and cash) or asset (assets, and cash)", choices: Targets.Basis.allCases.map(\.rawValue))],
-        group: "Targets",
+        group: "Goals and habits",
         details: """
         Replaces the portfolio's target. By type, a CLASS is an asset type (crypto, stock, etf, bond,
         mutual-fund, commodity, real-estate, other) or cash, the portfolio's cash (it must track
@@ -89,7 +89,7 @@ struct TargetSetCommand: Command {
 }
 
 struct TargetClearCommand: Command {
-    static let spec = CommandSpec(name: "target clear", summary: "Remove the portfolio's target mix", group: "Targets",
+    static let spec = CommandSpec(name: "target clear", summary: "Remove the portfolio's target mix", group: "Goals and habits",
                                   examples: ["bitpal target clear"])
 
     init(parsing a: inout ArgumentList) throws {}
@@ -113,7 +113,7 @@ struct TargetClearCommand: Command {
 }
 
 struct TargetShowCommand: Command {
-    static let spec = CommandSpec(name: "target show", summary: "The portfolio's target mix", group: "Targets",
+    static let spec = CommandSpec(name: "target show", summary: "The portfolio's target mix", group: "Goals and habits",
                                   examples: ["bitpal target", "bitpal target show --json"])
 
     init(parsing a: inout ArgumentList) throws {}
@@ -141,7 +141,7 @@ struct AllocationCommand: Command {
         name: "allocation", summary: "The mix against its target: weights, drift, where the next deposit goes",
         options: [OptionSpec("--deposit", "AMOUNT", "split new money over the classes without selling"),
                   OptionSpec("--rebalance", nil, "the buys (+) and sells (−) that reach every target")],
-        group: "Targets",
+        group: "Goals and habits",
         details: """
         One row per class (every target class, and every held class at target 0): value, weight,
         target, drift in points and in money (value − target × total). With --deposit D, each
