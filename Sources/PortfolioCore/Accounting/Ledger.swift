@@ -215,14 +215,18 @@ public struct LedgerOptions: Sendable {
     public var keepingDisposals = false
     /// The record whose effect to keep in full (`explain`).
     public var explaining: UUID?
+    /// Every applied record with the quantity, cash and net deposits it left (`history`, `performance`):
+    /// value over time is read from this one replay, never from a replay per day.
+    public var keepingChanges = false
 
     public init(trackingCash: Set<String> = [], methods: [String: CostBasisMethod] = [:], keepingCashMovements: Bool = true,
-                keepingDisposals: Bool = false, explaining: UUID? = nil) {
+                keepingDisposals: Bool = false, explaining: UUID? = nil, keepingChanges: Bool = false) {
         self.trackingCash = trackingCash
         self.methods = methods
         self.keepingCashMovements = keepingCashMovements
         self.keepingDisposals = keepingDisposals
         self.explaining = explaining
+        self.keepingChanges = keepingChanges
     }
 }
 
@@ -254,6 +258,19 @@ public struct Disposal: Sendable, Equatable {
     public var poolBefore: Lot?
     /// The lot parts taken, in the order taken (under `average`, one part of the pool).
     public var parts: [Lot]
+}
+
+/// One record as the replay applied it, with what it left (kept only with `keepingChanges`).
+public struct AppliedChange: Sendable {
+    public var transaction: Transaction
+    /// The quantity of the record's position after it (zero for a record of cash alone).
+    public var quantity: Fixed18
+    /// What it changed of its portfolio's net deposits, in the portfolio's base: a transfer's basis
+    /// (+ in, − out), a deposit's or withdrawal's value at its own rate; zero otherwise.
+    public var netDepositsChange: Exact36
+    /// The tracked cash balance it changed (its currency and the balance after), if any.
+    public var cashCurrency: String?
+    public var cashBalance: Exact36
 }
 
 /// Everything one record did, kept by a replay that `explaining` names.
@@ -313,6 +330,8 @@ public struct Ledger: Sendable {
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
+    /// Every applied record in replay order with what it left (kept only with `keepingChanges`).
+    public private(set) var changes: [AppliedChange] = []
 
     public init(_ options: LedgerOptions = LedgerOptions()) {
         self.options = options
@@ -576,6 +595,12 @@ public struct Ledger: Sendable {
                 if options.keepingCashMovements { cashMovements.append(m) }
                 movement = m
             }
+        }
+        if options.keepingChanges {
+            let before = totalsSlot.map { portfolioTotals[$0].totals.netDeposits } ?? .zero
+            changes.append(AppliedChange(transaction: tx, quantity: rule.isCashOnly(tx) ? .zero : p.lots.quantity,
+                                         netDepositsChange: (try? t.netDeposits - before) ?? .zero,
+                                         cashCurrency: cashAfter?.currency, cashBalance: cashAfter?.balance ?? .zero))
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
