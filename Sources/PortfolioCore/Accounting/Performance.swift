@@ -66,9 +66,9 @@ extension ValueTimeline {
         var daily: [ReturnMath.Day] = []
         daily.reserveCapacity(walked.days.count)
         var partialDays = walked.start.partial ? 1 : 0
-        for (row, dayFlows) in walked.days {
+        for (row, range) in walked.days {
             var inflow = Exact36.zero, outflow = Exact36.zero
-            for f in dayFlows {
+            for f in walked.flows[range] {
                 if f.amount.isNegative { outflow = (try? outflow - f.amount) ?? outflow } else { inflow = (try? inflow + f.amount) ?? inflow }
                 netFlows = (try? netFlows + f.amount) ?? netFlows
                 flows.append(f)

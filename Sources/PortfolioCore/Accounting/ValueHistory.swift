@@ -204,22 +204,23 @@ public struct ValueTimeline: Sendable {
     }
 
     /// The end-of-day value of every day from `since` through `until` (and of the day before),
-    /// with the flows of each day: what `performance` is computed from.
-    func days(since: LocalDay, until: LocalDay) -> (start: ValueRow, days: [(row: ValueRow, flows: ArraySlice<PortfolioFlow>)], unpriced: [String]) {
+    /// with where each day's flows are in `flows`: what `performance` is computed from.
+    func days(since: LocalDay, until: LocalDay)
+        -> (start: ValueRow, days: [(row: ValueRow, flows: Range<Int>)], flows: [PortfolioFlow], unpriced: [String]) {
         var walk = ValueWalk(self)
         let before = since.adding(days: -1)
         walk.advance(through: before)
         let start = walk.row(at: before)
-        var days: [(row: ValueRow, flows: ArraySlice<PortfolioFlow>)] = []
+        var days: [(row: ValueRow, flows: Range<Int>)] = []
         days.reserveCapacity(Int(max(0, until.number - since.number + 1)))
         var day = since
         while day <= until {
             let from = walk.flows.count
             walk.advance(through: day)
-            days.append((walk.row(at: day), walk.flows[from...]))
+            days.append((walk.row(at: day), from..<walk.flows.count))
             day = day.adding(days: 1)
         }
-        return (start, days, walk.unpriced.sorted())
+        return (start, days, walk.flows, walk.unpriced.sorted())
     }
 
     /// Every flow from the first transaction through `until` (today by default), oldest first.

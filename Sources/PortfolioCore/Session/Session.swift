@@ -353,7 +353,7 @@ public final class Session {
     /// prices and a notice (the next refresh moves the file aside and starts afresh).
     public func priceBook(_ book: Book, history: Bool = false) -> PriceBook {
         do {
-            return PriceBook(manual: book.manualPrices, fetched: history ? try priceCache.load() : try priceCache.loadLatest())
+            return PriceBook(manual: book.manualPrices, fetched: history ? try priceCache.loadHistory() : try priceCache.loadLatest())
         } catch {
             notify(.priceCacheUnreadable(error))
             return PriceBook(manual: book.manualPrices, fetched: [])
