@@ -374,3 +374,51 @@ import Testing
         #expect(Fixed18.exactly(Decimal(0)) == .zero)
     }
 }
+
+/// The price history's fast reader reads every file to the very quotes `PriceCache.load()` does,
+/// and leaves every file it does not take to it.
+@Suite struct PriceHistoryReaderTests {
+    func written(_ quotes: [Quote]) throws -> PriceCache {
+        let cache = PriceCache(directory: scratchDirectory())
+        try FileSystem.writeAtomically(PriceCache.encode(quotes), to: cache.path)
+        return cache
+    }
+
+    @Test func readsWhatTheCanonicalReaderReads() throws {
+        var g = SplitMix64(seed: 7)
+        var quotes: [Quote] = []
+        for i in 0..<500 {
+            let coin = ["bitcoin", "ethereum", "fx:USD/EUR", "AAPL"][g.below(4)]
+            let price = dec("\(g.below(100_000) + 1).\(g.below(100))")
+            quotes.append(Quote(coinId: coin, price: price, change24h: g.below(2) == 0 ? nil : -dec("1.5"),
+                                marketCap: g.below(2) == 0 ? nil : dec("123456789012"), time: day("2024-01-01").addingTimeInterval(Double(i) * 3600),
+                                sourceUpdatedAt: g.below(2) == 0 ? nil : day("2024-01-01"), source: g.below(3) == 0 ? .manual : .coingecko,
+                                currency: ["USD", "EUR", "JPY"][g.below(3)]))
+        }
+        let cache = try written(quotes)
+        defer { try? FileManager.default.removeItem(atPath: cache.directory) }
+        let fast = try cache.loadHistory(), canonical = try cache.load()
+        #expect(fast == canonical)
+        #expect(fast.count == 500)
+        #expect(PriceHistoryReader.read(try #require(try FileSystem.readBuffer(cache.path))) != nil, "the fast path took it")
+    }
+
+    @Test func leavesTheUnusualToTheCanonicalReader() throws {
+        // A price with more than 18 decimals: the canonical reader keeps it exactly.
+        let tiny = Quote(coinId: "shiba-inu", price: dec("0.0000000000000000001234"), time: day("2024-01-01"), source: .coingecko)
+        let cache = try written([tiny])
+        defer { try? FileManager.default.removeItem(atPath: cache.directory) }
+        #expect(PriceHistoryReader.read(try #require(try FileSystem.readBuffer(cache.path))) == nil)
+        #expect(try cache.loadHistory() == [tiny])
+        // A broken file fails with the canonical reader's error.
+        try FileSystem.writeAtomically(Array(#"{"format": "bitpal-prices", "version": 1, "quotes": [{"coinId": "x", "price": "0", "time": "2024-01-01T00:00:00Z"}]}"#.utf8),
+                                       to: cache.path)
+        var fastError: StoreError?, canonicalError: StoreError?
+        do { _ = try cache.loadHistory() } catch { fastError = error }
+        do { _ = try cache.load() } catch { canonicalError = error }
+        #expect(fastError != nil && fastError == canonicalError)
+        // A newer version is refused by the canonical reader, not read here.
+        try FileSystem.writeAtomically(Array(#"{"format": "bitpal-prices", "version": 9, "quotes": []}"#.utf8), to: cache.path)
+        #expect(throws: StoreError.self) { _ = try cache.loadHistory() }
+    }
+}
