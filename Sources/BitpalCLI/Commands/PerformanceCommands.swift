@@ -156,9 +156,19 @@ struct HistoryCommand: Command {
         var head = "Value of \(title) in \(history.currency), \(every), \(rows.first?.date.description ?? "") to \(rows.last?.date.description ?? "")"
         if head.count > max(columns, LineChart.minimumWidth) { head = String(head.prefix(max(columns, LineChart.minimumWidth))) }
         let last = rows[rows.count - 1]
-        var foot = "Now \(Human.money(last.totalValue)), net invested \(Human.money(last.netInvested)), P&L \(Human.signedMoney(last.pnl))."
-        if foot.count > max(columns, LineChart.minimumWidth) { foot = "P&L \(Human.signedMoney(last.pnl))." }
-        return head + "\n" + chart.render(style: context.style) + foot + "\n"
+        // The last row in words, wrapped at the width.
+        let parts = ["On \(last.date): value \(Human.money(last.totalValue)),", "net invested \(Human.money(last.netInvested)),",
+                     "P&L \(Human.signedMoney(last.pnl))."]
+        var foot = "", line = ""
+        for part in parts {
+            if !line.isEmpty && line.count + 1 + part.count > max(columns, LineChart.minimumWidth) {
+                foot += line + "\n"
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + part
+        }
+        foot += line + "\n"
+        return head + "\n" + chart.render(style: context.style) + foot
     }
 }
 

@@ -53,15 +53,15 @@ struct LineChart {
     func render(style: Style) -> String {
         let all = series.flatMap(\.values).filter(\.isFinite)
         guard !all.isEmpty, !dates.isEmpty else { return "" }
+        // The plot spans the data (from zero when the lowest value is near it, as a value chart
+        // should); labels sit at round values within it.
         var lo = all.min() ?? 0, hi = all.max() ?? 0
-        if lo > 0 && lo < hi / 3 { lo = 0 }  // near zero: start at zero, as a value chart should
-        let step = Self.niceStep((hi - lo) / 4 > 0 ? (hi - lo) / 4 : max(abs(hi), 1) / 4)
-        lo = floor(lo / step) * step
-        hi = ceil(hi / step) * step
-        if hi <= lo { hi = lo + step }
+        if lo > 0 && lo < hi / 3 { lo = 0 }
+        if hi <= lo { hi = lo + max(abs(lo) / 10, 1) }
+        let step = Self.niceStep((hi - lo) / 4)
         var ticks: [Double] = []
-        var t = lo
-        while t <= hi + step / 2 { ticks.append(t); t += step }
+        var t = ceil(lo / step - 1e-9) * step
+        while t <= hi + step * 1e-9 { ticks.append(t); t += step }
         let labels = ticks.map(Self.compactMoney)
         let labelWidth = labels.map(\.count).max() ?? 1
         let total = max(width, Self.minimumWidth)
