@@ -352,7 +352,7 @@ defer { try? FileManager.default.removeItem(atPath: root) }
 
 /// Targets in ms by (workload, size, command); peak RSS targets apply at 1M.
 func target(_ workload: String, _ n: Int, _ command: String) -> Double? {
-    if workload == "history" { return 300 }
+    if workload == "history" { return command == "holdings" ? 40 : 300 }
     if workload == "mixed" {
         switch (n, command) {
         case (1_000_000, "holdings (fifo)"), (1_000_000, "holdings (lifo)"), (1_000_000, "holdings (hifo)"): return 2000

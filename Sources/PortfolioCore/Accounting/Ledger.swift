@@ -597,10 +597,8 @@ public struct Ledger: Sendable {
             }
         }
         if options.keepingChanges {
-            let before = totalsSlot.map { portfolioTotals[$0].totals.netDeposits } ?? .zero
-            changes.append(AppliedChange(transaction: tx, quantity: rule.isCashOnly(tx) ? .zero : p.lots.quantity,
-                                         netDepositsChange: (try? t.netDeposits - before) ?? .zero,
-                                         cashCurrency: cashAfter?.currency, cashBalance: cashAfter?.balance ?? .zero))
+            keepChange(tx, quantity: rule.isCashOnly(tx) ? .zero : p.lots.quantity, netDeposits: t.netDeposits, totalsSlot: totalsSlot,
+                       cashCurrency: cashAfter?.currency, cashBalance: cashAfter?.balance)
         }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
@@ -612,6 +610,15 @@ public struct Ledger: Sendable {
                                       disposals: gone, income: event, cash: movement)
         }
         if closes { closeCycle(of: p) }
+    }
+
+    /// Keeps what `tx` left (`keepingChanges`); apart from `apply`, so that the replay without it stays as it was.
+    @inline(never)
+    private mutating func keepChange(_ tx: Transaction, quantity: Fixed18, netDeposits: Exact36, totalsSlot: Int?, cashCurrency: String?,
+                                     cashBalance: Exact36?) {
+        let before = totalsSlot.map { portfolioTotals[$0].totals.netDeposits } ?? .zero
+        changes.append(AppliedChange(transaction: tx, quantity: quantity, netDepositsChange: (try? netDeposits - before) ?? .zero,
+                                     cashCurrency: cashCurrency, cashBalance: cashBalance ?? .zero))
     }
 
     /// One disposal's record (kept only when asked).
