@@ -268,6 +268,23 @@ import Testing
         #expect(p.unpriced == ["ethereum"])
     }
 
+    @Test func daysWithoutAPriceAreBridgedInTheTWR() {
+        // Cash pays for ETH that has no price until day 4, money comes in on day 3; nothing moves:
+        // the return is 0%, not a −40% day and a +25% one.
+        let p = [Portfolio(name: "brokerage", trackCash: true)]
+        let records = [
+            record(.deposit, "", "100", on: "2024-01-01", portfolio: "brokerage"),
+            record(.buy, "ethereum", "1", price: "40", fee: "0", on: "2024-01-02", portfolio: "brokerage"),
+            record(.deposit, "", "100", on: "2024-01-03", portfolio: "brokerage"),
+        ]
+        let t = Self.timeline(records, portfolios: p, quotes: [Self.quote("ethereum", "40", on: "2024-01-04")], now: "2024-01-05T00:00:00Z")
+        let r = t.performance(.max)
+        #expect(r.partialDays == 2)
+        #expect(Self.close(r.twr, 0), "\(String(describing: r.twr))")
+        #expect(Self.close(r.irr, 0))
+        #expect(Self.money(r.gain) == "0.00")
+    }
+
     @Test func emptyPortfolio() {
         let t = Self.timeline([], quotes: [], now: "2024-01-05T00:00:00Z")
         #expect(t.history(interval: .month).rows.isEmpty)

@@ -66,16 +66,21 @@ extension ValueTimeline {
         var daily: [ReturnMath.Day] = []
         daily.reserveCapacity(walked.days.count)
         var partialDays = walked.start.partial ? 1 : 0
-        for (row, range) in walked.days {
-            var inflow = Exact36.zero, outflow = Exact36.zero
+        // A day that left out something held is bridged: the next day with everything priced is
+        // measured from the last such day, the flows between counted together (as a sub-period
+        // between two valuations), so a holding waiting for its first price is not a loss and then a gain.
+        var inflow = Exact36.zero, outflow = Exact36.zero
+        for (i, (row, range)) in walked.days.enumerated() {
             for f in walked.flows[range] {
                 if f.amount.isNegative { outflow = (try? outflow - f.amount) ?? outflow } else { inflow = (try? inflow + f.amount) ?? inflow }
                 netFlows = (try? netFlows + f.amount) ?? netFlows
                 flows.append(f)
             }
-            daily.append(ReturnMath.Day(value: row.totalValue.double, inflow: inflow.double, outflow: outflow.double))
             end = row.totalValue
             if row.partial { partialDays += 1 }
+            guard !row.partial || i == walked.days.count - 1 else { continue }
+            daily.append(ReturnMath.Day(value: row.totalValue.double, inflow: inflow.double, outflow: outflow.double))
+            (inflow, outflow) = (.zero, .zero)
         }
         let days = Int(until.number - since.number + 1)
         let twr = ReturnMath.timeWeighted(start: start.double, days: daily)
