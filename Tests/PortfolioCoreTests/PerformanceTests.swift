@@ -380,6 +380,10 @@ import Testing
         // Money in, nothing ever back, a value that only grows from nothing: no rate makes it zero.
         #expect(ReturnMath.internalRate(start: 0, flows: [(0, -100)], end: 50, endDays: 365) == nil)
         #expect(ReturnMath.internalRate(start: 0, flows: [], end: 0, endDays: 10) == 0)
+        // A day's loss of 99.5%, as a year's rate: as near −100% as a Double gets, not "none".
+        #expect(Self.close(ReturnMath.internalRate(start: 0, flows: [(0, 100)], end: 0.5, endDays: 1), -100))
+        // A day's gain of 1%: (1.01)^365 − 1.
+        #expect(Self.close(ReturnMath.internalRate(start: 0, flows: [(0, 100)], end: 101, endDays: 1), (pow(1.01, 365) - 1) * 100, within: 1e-6 * pow(1.01, 365) * 100))
     }
 
     @Test func exactDecimalsBecomeFixedWithoutText() {

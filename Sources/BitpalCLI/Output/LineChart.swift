@@ -51,6 +51,8 @@ struct LineChart {
 
     /// The chart's lines, each at most `width` characters (`minimumWidth` at least); colours by `style`.
     func render(style: Style) -> String {
+        // A single day is drawn as a level line across the chart.
+        let series = self.series.map { s in s.values.count == 1 ? Series(label: s.label, values: s.values + s.values) : s }
         let all = series.flatMap(\.values).filter(\.isFinite)
         guard !all.isEmpty, !dates.isEmpty else { return "" }
         // The plot spans the data (from zero when the lowest value is near it, as a value chart

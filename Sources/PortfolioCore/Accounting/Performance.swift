@@ -163,11 +163,13 @@ public enum ReturnMath {
             for i in amounts.indices where amounts[i] != 0 { sum -= amounts[i] * exp(-x * years[i]) }
             return sum
         }
-        // Outward from 0: fine steps near it, coarser far away, up to (1 + r) of e^±30.
+        // Outward from 0: fine steps near it, coarser far away, as far as the terms stay finite (a
+        // short period's loss or gain, made a year's rate, is astronomically large or next to −100%).
+        let limit = min(max(700, 700 / max(horizon, years.max() ?? 0, 1e-9)), 1e7)
         var points: [Double] = [0]
         var x = 0.0
-        while x < 30 {
-            x += x < 1 ? 0.01 : x < 5 ? 0.05 : 0.25
+        while x < limit {
+            x += x < 1 ? 0.01 : x < 5 ? 0.05 : x < 30 ? 0.25 : x * 0.05
             points.append(x)
         }
         let f0 = f(0)
