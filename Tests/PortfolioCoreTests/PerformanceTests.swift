@@ -73,6 +73,7 @@ import Testing
         #expect(max.since.description == "2024-01-01" && max.until.description == "2025-02-01")
         #expect(max.days == 398)
         #expect(max.twrAnnualized != nil)
+        #expect(t.calendarYears == [2024, 2025])
     }
 
     @Test func exampleMHistory() {

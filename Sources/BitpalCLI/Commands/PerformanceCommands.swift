@@ -187,8 +187,10 @@ struct PerformanceCommand: Command {
         day (at their basis without a price), a swap's fee in; with cash tracking, deposits in,
         withdrawals out, transfers of assets at market value. Gain = end value − start value − net
         flows, the start value being that at the end of the day before the period.
+
         TWR chains each day's return, money coming in at the start of its day and going out at its
-        end, so selling everything is not a −100% day; over more than 366 days it is also given a
+        end, so selling everything is not a −100% day (a day that left out a holding without a
+        price is bridged to the next fully priced one); over more than 366 days it is also given a
         year. IRR is the yearly rate (Act/365) that makes the flows, the start and the end value
         meet, as hledger's roi computes it; none when no rate does. Rates are statistics: shown with
         2 decimals (JSON: strings with 4).

@@ -101,6 +101,13 @@ extension ValueTimeline {
             flows: flows, partialDays: partialDays, unpriced: walked.unpriced)
     }
 
+    /// The calendar years from the first transaction's to this one, oldest first (a report page
+    /// shows performance for each; empty with no transaction).
+    public var calendarYears: [Int] {
+        guard let first = firstDay else { return [] }
+        return Array(Int(first.parts.year)...Int(today.parts.year))
+    }
+
     /// Performance over a named period.
     public func performance(_ period: PerformancePeriod) -> PerformanceReport {
         let (since, until) = period.days(today: today, firstTransaction: firstDay)
