@@ -207,6 +207,23 @@ import Testing
         #expect(rows.map { Self.money($0.netInvested) ?? "" } == ["90.00", "90.00", "90.00", "90.00"])
     }
 
+    @Test func aFlowWithoutARateMakesTheRowsPartial() {
+        // A EUR portfolio shown in USD with no EUR→USD rate until day 3: its buy cannot be counted
+        // in USD, so net invested lacks it and every row says so.
+        let eu = Portfolio(name: "eu", baseCurrency: "EUR")
+        var buy = record(.buy, "bitcoin", "1", price: "100", fee: "0", on: "2024-01-01", portfolio: "eu")
+        buy.currency = "EUR"
+        let t = Self.timeline([buy], portfolios: [Portfolio(name: "main"), eu],
+                              quotes: [Self.quote("bitcoin", "110", on: "2024-01-01")],
+                              rates: [FXRate(from: "EUR", to: "USD", rate: fixed("1.1"), date: day("2024-01-03"))], currency: "USD",
+                              now: "2024-01-04T00:00:00Z")
+        let rows = t.history(interval: .day).rows
+        #expect(rows.map(\.partial) == [true, true, true, true])
+        #expect(rows.map { Self.money($0.netInvested) ?? "" } == ["0.00", "0.00", "0.00", "0.00"])
+        #expect(rows.map { Self.money($0.totalValue) ?? "" } == ["110.00", "110.00", "110.00", "110.00"])
+        #expect(t.history(interval: .day).unpriced == ["EUR→USD"])
+    }
+
     // MARK: Rows and periods
 
     @Test func weeksEndOnSundayAndMonthsOnTheirLastDay() {

@@ -318,6 +318,9 @@ struct ValueWalk {
     private(set) var flows: [PortfolioFlow] = []
     /// What made a row partial (an asset id, or a `CUR→BASE` pair).
     private(set) var unpriced = Set<String>()
+    /// A flow could not be converted into the report's currency (no rate): net invested lacks it
+    /// from then on, and every later row says so (partial).
+    private var flowLeftOut = false
     /// A day whose bounds were computed last: (day, its first instant, the next day's).
     private var knownDay: (day: LocalDay, start: Double, end: Double)?
 
@@ -450,7 +453,10 @@ struct ValueWalk {
         default:
             return nil
         }
-        guard let money = inBase, let amount = fromBase(money, of: t.portfolio, before: end) else { return nil }
+        guard let money = inBase, let amount = fromBase(money, of: t.portfolio, before: end) else {
+            flowLeftOut = true
+            return nil
+        }
         return PortfolioFlow(date: day, kind: kind, transactionId: t.id, portfolio: t.portfolio, assetId: t.assetId, amount: amount,
                              atBasis: atBasis)
     }
@@ -459,7 +465,7 @@ struct ValueWalk {
     mutating func row(at day: LocalDay) -> ValueRow {
         let end = bound(after: day)
         var holdings = Exact36.zero
-        var partial = false
+        var partial = flowLeftOut
         // Rates of this day, found once per currency.
         var dayRates: [(currency: String, rate: Fixed18?)] = []
         for i in quantities.indices where quantities[i].units > 0 {
