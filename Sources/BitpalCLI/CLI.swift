@@ -12,6 +12,7 @@ public struct CLI {
         AddCommand.self, ListCommand.self, EditCommand.self, DeleteCommand.self, MoveCommand.self,
         ImportCommand.self, ExportCommand.self,
         HoldingsCommand.self, ClosedCommand.self, SummaryCommand.self, IncomeCommand.self, GainsCommand.self, CompareCommand.self,
+        HistoryCommand.self, PerformanceCommand.self,
         ExplainCommand.self, WidgetCommand.self, ReportPageCommand.self,
         TargetSetCommand.self, TargetClearCommand.self, TargetShowCommand.self, AllocationCommand.self,
         PlanAddCommand.self, PlanListCommand.self, PlanShowCommand.self, PlanEditCommand.self, PlanRemoveCommand.self,

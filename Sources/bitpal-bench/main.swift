@@ -15,8 +15,9 @@ struct Options {
     /// `--generate N DIR`: only write DIR/portfolio.json and DIR/rows.csv (for profiling by hand).
     var generate: (Int, String)?
     /// `coins` (buys and sells of 50 coins, the workload of the first benchmark), `mixed` (every
-    /// kind, two portfolios, registered assets), or both.
-    var workloads = ["coins", "mixed"]
+    /// kind, two portfolios, registered assets), `history` (the coin book with 5 years of daily
+    /// prices in the price cache: value over time and performance; at 10k only), or several.
+    var workloads = ["coins", "mixed", "history"]
 
     init(_ args: [String]) {
         var i = 0
@@ -33,7 +34,7 @@ struct Options {
                 generate = (n, args[i + 2]); i += 2
                 if i + 1 < args.count { workloads = [args[i + 1]]; i += 1 }
             default:
-                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--workload coins,mixed] [--binary PATH]\n".utf8))
+                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--workload coins,mixed,history] [--binary PATH]\n".utf8))
                 exit(2)
             }
             i += 1
@@ -91,6 +92,29 @@ func synthesize(_ n: Int) -> (transactions: [Transaction], csv: String) {
         csv += "\(sell ? "sell" : "buy"),\(coins[c]),\(amountText),\(price),\(ISODate.format(date)),\(fee)\n"
     }
     return (txs, csv)
+}
+
+/// Daily quotes of the 50 coins of the coin workload from 2020-01-01 through 2024-12-31 (5 years,
+/// 1,827 days), at midnight UTC, each coin on a random walk: what `price fetch-history` or
+/// `price import` would leave in the price cache.
+func dailyHistory() -> [Quote] {
+    var g = SplitMix64(seed: 0x4157_0001)
+    let coins = Array(CoinCatalog.builtin.prefix(50)).map(\.id)
+    let start = 1_577_836_800  // 2020-01-01
+    let days = 1827
+    var quotes: [Quote] = []
+    quotes.reserveCapacity(coins.count * days)
+    for (i, coin) in coins.enumerated() {
+        var cents = Int64(i * 3700 + 100) * 100  // the book's manual prices, in cents
+        for d in 0..<days {
+            // ±3% a day at most, never below a cent.
+            cents = max(1, cents + cents * Int64(g.below(601)) / 10_000 - cents * 3 / 100)
+            let text = "\(cents / 100).\(String(format: "%02d", Int(cents % 100)))"
+            quotes.append(Quote(coinId: coin, price: DecimalLiteral.parse(utf8: text.utf8)?.value ?? 1,
+                                time: Date(timeIntervalSince1970: TimeInterval(start + d * 86_400)), source: .coingecko))
+        }
+    }
+    return quotes
 }
 
 /// The registered assets of the mixed workload.
@@ -303,6 +327,10 @@ if let (n, dir) = options.generate {
         print("wrote \(book.transactions.count) mixed transactions to \(dir)/portfolio.json and \(dir)/rows.csv")
         exit(0)
     }
+    if options.workloads == ["history"] {
+        // The price history beside the book, written as the cache writes it.
+        if let broken = try? PriceCache(directory: dir).append(dailyHistory()) { print("price cache: \(broken)") }
+    }
     let generated = synthesize(n)
     let portfolio = Book(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
         Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: Date(), source: .manual)
@@ -324,6 +352,7 @@ defer { try? FileManager.default.removeItem(atPath: root) }
 
 /// Targets in ms by (workload, size, command); peak RSS targets apply at 1M.
 func target(_ workload: String, _ n: Int, _ command: String) -> Double? {
+    if workload == "history" { return command == "holdings" ? 40 : 300 }
     if workload == "mixed" {
         switch (n, command) {
         case (1_000_000, "holdings (fifo)"), (1_000_000, "holdings (lifo)"), (1_000_000, "holdings (hifo)"): return 2000
@@ -368,6 +397,8 @@ print("|---|---|---|---:|---:|---:|---:|:-:|")
 
 for workload in options.workloads {
 for n in options.sizes {
+    // Value over time is measured on the 10k coin book only (5 years of daily prices beside it).
+    if workload == "history" && n != 10_000 { continue }
     let dir = "\(root)/\(workload)-n\(n)"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     // Generate in a child process: a spawned child's peak RSS includes its parent's (the kernel
@@ -383,6 +414,7 @@ for n in options.sizes {
     let home = "\(dir)/home"
     try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     let store = "\(home)/portfolio.json"
+    _ = rename("\(dir)/prices.json", "\(home)/prices.json")
     let env = ["BITPAL_HOME": home, "BITPAL_OFFLINE": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin"]
 
     let mixed = workload == "mixed"
@@ -398,6 +430,17 @@ for n in options.sizes {
         ("import", ["import", "-"], true, csvPath, nil),
         ("export", ["export"], false, nil, nil),
     ]
+    if workload == "history" {
+        commands = [
+            ("holdings", ["holdings", "--json", "--offline"], false, nil, nil),
+            ("history --interval day (5 years)", ["history", "--interval", "day", "--until", "2024-12-31"], false, nil, nil),
+            ("history --interval day --json", ["history", "--interval", "day", "--json"], false, nil, nil),
+            ("history (monthly)", ["history"], false, nil, nil),
+            ("history --chart", ["history", "--chart"], false, nil, nil),
+            ("performance --period max", ["performance", "--period", "max"], false, nil, nil),
+            ("performance --period max --flows --json", ["performance", "--period", "max", "--flows", "--json"], false, nil, nil),
+        ]
+    }
     if mixed {
         commands.insert(("income", ["income", "--all"], false, nil, nil), at: 3)
         commands.insert(("add dividend", ["add", "dividend", "AAPL", "2.40", "--fee", "0.36"], true, nil, nil), at: 6)

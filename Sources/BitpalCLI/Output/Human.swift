@@ -144,6 +144,27 @@ enum Human {
     }
 
     static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+
+    /// A rate of return (a fraction) as a signed percentage with 2 decimals: `+42.11%`; `—` when unknown.
+    static func rate(_ fraction: Double?) -> String {
+        guard let text = rateText(fraction, decimals: 2) else { return "—" }
+        return (text.hasPrefix("-") || text == "0.00" ? text : "+" + text) + "%"
+    }
+
+    /// `fraction × 100` rounded half away from zero to `decimals` places, never `-0.00`; `nil` when
+    /// unknown or not finite. (Rates are statistics in `Double`; money never goes through here.)
+    static func rateText(_ fraction: Double?, decimals: Int) -> String? {
+        guard let fraction, fraction.isFinite else { return nil }
+        let percent = fraction * 100
+        let scale = pow(10, Double(decimals))
+        let scaled = (abs(percent) * scale).rounded(.toNearestOrAwayFromZero)
+        guard scaled < 9e15 else { return String(format: "%.\(decimals)f", percent) }
+        var digits = String(UInt64(scaled))
+        if digits.count <= decimals { digits = String(repeating: "0", count: decimals + 1 - digits.count) + digits }
+        let integer = digits.dropLast(decimals), decimalsText = digits.suffix(decimals)
+        let negative = percent < 0 && scaled != 0
+        return (negative ? "-" : "") + integer + (decimals > 0 ? "." + decimalsText : "")
+    }
 }
 
 /// ANSI colours, used only when stdout is a terminal and colour is not turned off.
@@ -153,6 +174,7 @@ struct Style {
     func green(_ s: String) -> String { enabled ? "\u{1B}[32m\(s)\u{1B}[0m" : s }
     func red(_ s: String) -> String { enabled ? "\u{1B}[31m\(s)\u{1B}[0m" : s }
     func yellow(_ s: String) -> String { enabled ? "\u{1B}[33m\(s)\u{1B}[0m" : s }
+    func cyan(_ s: String) -> String { enabled ? "\u{1B}[36m\(s)\u{1B}[0m" : s }
     func bold(_ s: String) -> String { enabled ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
     func dim(_ s: String) -> String { enabled ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
 
@@ -162,6 +184,12 @@ struct Style {
         let cents = value.fixed(scale: 2)
         if cents == "0.00" { return text }
         return cents.hasPrefix("-") ? red(text) : green(text)
+    }
+
+    /// The same for a rate of return (a fraction), as it is shown (2 decimals of a percent).
+    func pnl(_ text: String, rate: Double?) -> String {
+        guard let shown = Human.rateText(rate, decimals: 2), shown != "0.00" else { return text }
+        return shown.hasPrefix("-") ? red(text) : green(text)
     }
 
     /// The same for a percentage.

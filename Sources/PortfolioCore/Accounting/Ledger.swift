@@ -215,14 +215,18 @@ public struct LedgerOptions: Sendable {
     public var keepingDisposals = false
     /// The record whose effect to keep in full (`explain`).
     public var explaining: UUID?
+    /// Every applied record with the quantity, cash and net deposits it left (`history`, `performance`):
+    /// value over time is read from this one replay, never from a replay per day.
+    public var keepingChanges = false
 
     public init(trackingCash: Set<String> = [], methods: [String: CostBasisMethod] = [:], keepingCashMovements: Bool = true,
-                keepingDisposals: Bool = false, explaining: UUID? = nil) {
+                keepingDisposals: Bool = false, explaining: UUID? = nil, keepingChanges: Bool = false) {
         self.trackingCash = trackingCash
         self.methods = methods
         self.keepingCashMovements = keepingCashMovements
         self.keepingDisposals = keepingDisposals
         self.explaining = explaining
+        self.keepingChanges = keepingChanges
     }
 }
 
@@ -254,6 +258,19 @@ public struct Disposal: Sendable, Equatable {
     public var poolBefore: Lot?
     /// The lot parts taken, in the order taken (under `average`, one part of the pool).
     public var parts: [Lot]
+}
+
+/// One record as the replay applied it, with what it left (kept only with `keepingChanges`).
+public struct AppliedChange: Sendable {
+    public var transaction: Transaction
+    /// The quantity of the record's position after it (zero for a record of cash alone).
+    public var quantity: Fixed18
+    /// What it changed of its portfolio's net deposits, in the portfolio's base: a transfer's basis
+    /// (+ in, − out), a deposit's or withdrawal's value at its own rate; zero otherwise.
+    public var netDepositsChange: Exact36
+    /// The tracked cash balance it changed (its currency and the balance after), if any.
+    public var cashCurrency: String?
+    public var cashBalance: Exact36
 }
 
 /// Everything one record did, kept by a replay that `explaining` names.
@@ -313,6 +330,8 @@ public struct Ledger: Sendable {
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []
+    /// Every applied record in replay order with what it left (kept only with `keepingChanges`).
+    public private(set) var changes: [AppliedChange] = []
 
     public init(_ options: LedgerOptions = LedgerOptions()) {
         self.options = options
@@ -577,6 +596,10 @@ public struct Ledger: Sendable {
                 movement = m
             }
         }
+        if options.keepingChanges {
+            keepChange(tx, quantity: rule.isCashOnly(tx) ? .zero : p.lots.quantity, netDeposits: t.netDeposits, totalsSlot: totalsSlot,
+                       cashCurrency: cashAfter?.currency, cashBalance: cashAfter?.balance)
+        }
         if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
         if let event { income.append(event) }
         if let sent, let link = tx.linkedId { moving[link] = sent }
@@ -587,6 +610,15 @@ public struct Ledger: Sendable {
                                       disposals: gone, income: event, cash: movement)
         }
         if closes { closeCycle(of: p) }
+    }
+
+    /// Keeps what `tx` left (`keepingChanges`); apart from `apply`, so that the replay without it stays as it was.
+    @inline(never)
+    private mutating func keepChange(_ tx: Transaction, quantity: Fixed18, netDeposits: Exact36, totalsSlot: Int?, cashCurrency: String?,
+                                     cashBalance: Exact36?) {
+        let before = totalsSlot.map { portfolioTotals[$0].totals.netDeposits } ?? .zero
+        changes.append(AppliedChange(transaction: tx, quantity: quantity, netDepositsChange: (try? netDeposits - before) ?? .zero,
+                                     cashCurrency: cashCurrency, cashBalance: cashBalance ?? .zero))
     }
 
     /// One disposal's record (kept only when asked).

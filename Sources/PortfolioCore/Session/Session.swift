@@ -363,7 +363,7 @@ public final class Session {
     /// prices and a notice (the next refresh moves the file aside and starts afresh).
     public func priceBook(_ book: Book, history: Bool = false) -> PriceBook {
         do {
-            return PriceBook(manual: book.manualPrices, fetched: history ? try priceCache.load() : try priceCache.loadLatest())
+            return PriceBook(manual: book.manualPrices, fetched: history ? try priceCache.loadHistory() : try priceCache.loadLatest())
         } catch {
             notify(.priceCacheUnreadable(error))
             return PriceBook(manual: book.manualPrices, fetched: [])
@@ -430,7 +430,7 @@ public final class Session {
     /// Reports refresh the rates with the prices, under the same rules: only when money in another
     /// currency than a base is in use and the newest fetched rate is over 60 s old, not offline, not
     /// after a recent failure; a failure is a notice and the last known rates are used.
-    private func refreshRatesIfNeeded(_ book: Book, prices: PriceBook) -> PriceBook {
+    func refreshRatesIfNeeded(_ book: Book, prices: PriceBook, history: Bool = false) -> PriceBook {
         guard !offline else { return prices }
         let bases = Set(book.portfolios.map(\.baseCurrency))
         guard !currencies(of: book).union(bases).subtracting(bases).isEmpty || bases.count > 1 else { return prices }
@@ -442,7 +442,7 @@ public final class Session {
         }
         do {
             _ = try refreshRates(book, purpose: .automatic)
-            return priceBook(book)
+            return priceBook(book, history: history)
         } catch {
             notify(.pricesNotRefreshed(error))
             return prices

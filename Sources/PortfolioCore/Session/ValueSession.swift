@@ -1,0 +1,45 @@
+import Foundation
+
+extension Session {
+    /// The value over time of `portfolios` (`history`, `performance`): one replay of the book that
+    /// keeps what each record left, every quote of the price history, and every rate (typed ones,
+    /// then the fetched `fx:` quotes of the price cache), in `currency` (default: the portfolios'
+    /// common base, else the default portfolio's).
+    ///
+    /// With `refresh`, current prices (and rates) are refreshed first under the reports' rule: only
+    /// when a held coin's newest quote is over 60 s old, never offline, not after a recent failure.
+    public func timeline(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, timeZone: TimeZone,
+                         names: MessageNames) throws -> ValueTimeline {
+        let ledger = checkedLedger(book, names: names) { $0.keepingChanges = true }
+        var prices = priceBook(book, history: true)
+        let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
+        let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
+        if refresh {
+            let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
+                .map(\.assetId)
+            prices = try refreshIfNeeded(coins: coins, book: prices, currencies: Array(bases.union([base])).sorted())
+            prices = refreshRatesIfNeeded(book, prices: prices, history: true)
+        }
+        var chosen: [String: ValueTimeline.PortfolioInfo] = [:]
+        for p in book.portfolios where portfolios.contains(p.name) {
+            chosen[p.name] = ValueTimeline.PortfolioInfo(baseCurrency: p.baseCurrency, tracksCash: p.trackCash)
+        }
+        return ValueTimeline(changes: ledger.changes, portfolios: chosen, prices: prices, fxRates: historyRates(book, prices: prices),
+                             currency: base, timeZone: timeZone, now: now)
+    }
+
+    /// Every rate known over time: those typed by hand (in recording order), then every fetched
+    /// `fx:FROM/TO` quote of the price history, oldest first.
+    public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] {
+        var rates = book.fxRates
+        for newest in prices.latestQuotes where newest.coinId.hasPrefix("fx:") {
+            let pair = newest.coinId.dropFirst(3).split(separator: "/").map(String.init)
+            guard pair.count == 2 else { continue }
+            for q in prices.history(newest.coinId) {
+                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
+                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: .coingecko))
+            }
+        }
+        return rates
+    }
+}
