@@ -26,7 +26,7 @@ final class AlertCLITests: FakeServiceTestCase {
         // Still true: nothing fires again.
         later(s, 300)
         server.enqueue(btc("71000", change: "6"))
-        XCTAssertEqual(s.ok(["alert", "check"]).out, "Checked 3 alerts; none fired.\n")
+        XCTAssertEqual(s.run(["alert", "check"], terminal: true).out, "Checked 3 alerts; none fired.\n")
         // Below 60000: the repeating alert fires at every check while true; "above" re-arms.
         later(s, 300)
         server.enqueue(btc("59000"))
@@ -84,7 +84,7 @@ final class AlertCLITests: FakeServiceTestCase {
         XCTAssertEqual(s.ok(["alert", "check", "--quiet"]).out, "BTC is above $1.00: $50,000.00 (+1.50% in 24 h) [alert 1]\n")
         let asked = server.requests.count
         later(s, 30)
-        XCTAssertEqual(s.ok(["alert", "check"]).out, "Checked 1 alert; none fired.\n")
+        XCTAssertEqual(s.ok(["alert", "check"]).out, "")
         XCTAssertEqual(server.requests.count, asked)
     }
 
@@ -92,7 +92,7 @@ final class AlertCLITests: FakeServiceTestCase {
         let s = Sandbox()
         s.ok(["asset", "add", "GOLD", "--name", "Gold", "--type", "commodity", "--currency", "EUR"])
         s.ok(["alert", "add", "gold", "below", "2000"])
-        var r = s.ok(["alert", "check"])
+        var r = s.run(["alert", "check"], terminal: true)
         XCTAssertEqual(r.out, "Checked 1 alert; none fired.\n")
         XCTAssertEqual(r.err, "warning: alert 1 (GOLD below €2,000.00) cannot be told: no price in EUR is known\n")
         s.ok(["price", "set", "GOLD", "1999.5"])
@@ -109,6 +109,35 @@ final class AlertCLITests: FakeServiceTestCase {
         XCTAssertEqual(book.alerts.map(\.state), [.fired])
         XCTAssertEqual(try PortfolioCodec.decode(PortfolioCodec.encode(book), path: "p"), book)
         s.ok(["alert", "remove", "1"])
-        XCTAssertEqual(s.ok(["alert", "check"]).out, "No alerts to check.\n")
+        XCTAssertEqual(s.run(["alert", "check"], terminal: true).out, "No alerts to check.\n")
+    }
+
+    /// true → unknown → true fires again: an unknown check re-arms (history-performance.md).
+    func testAnUnknownCheckReArms() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "GOLD", "--name", "Gold", "--type", "commodity"])
+        s.ok(["alert", "add", "GOLD", "above", "2000"])
+        s.ok(["price", "set", "GOLD", "2100"])
+        XCTAssertEqual(s.ok(["alert", "check", "--quiet"]).out, "GOLD is above $2,000.00: $2,100.00 [alert 1]\n")
+        // The asset's price cannot be told in its currency (a hand edit of the alert's currency).
+        let text = String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).replacingOccurrences(of: #""currency": "USD", "repeat""#, with: #""currency": "EUR", "repeat""#)
+        _ = s.write("portfolio.json", text)
+        XCTAssertEqual(s.ok(["alert", "check", "--quiet"]).out, "")
+        _ = s.write("portfolio.json", text.replacingOccurrences(of: #""currency": "EUR", "repeat""#, with: #""currency": "USD", "repeat""#)
+                        .replacingOccurrences(of: #""state": "fired""#, with: #""state": "armed""#))
+        XCTAssertEqual(s.ok(["alert", "check", "--quiet"]).out, "GOLD is above $2,000.00: $2,100.00 [alert 1]\n")
+        // An asset an alert watches cannot be removed under it.
+        let r = s.run(["asset", "remove", "GOLD"])
+        XCTAssertEqual(r.err, "error: Alert 1 watches GOLD; remove it first ('bitpal alert remove 1')\n")
+    }
+
+    /// A hand-edited huge id does not overflow: the next alert takes the smallest free id.
+    func testAHugeIdDoesNotOverflow() throws {
+        let s = Sandbox()
+        s.ok(["alert", "add", "btc", "above", "1"])
+        let text = String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).replacingOccurrences(of: #""id": 1,"#, with: #""id": 9223372036854775807,"#)
+        _ = s.write("portfolio.json", text)
+        XCTAssertEqual(s.ok(["alert", "add", "btc", "below", "1"]).out.prefix(15), "Added alert 1: ")
+        XCTAssertEqual(s.run(["alert", "add", "btc", "move", "0"]).err, "error: The move must be greater than zero percent\n")
     }
 }

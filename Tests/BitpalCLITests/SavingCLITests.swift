@@ -75,7 +75,7 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(Set(book.transactions.compactMap(\.notes)), ["saving plan weekly-btc"])
         XCTAssertEqual(Set(book.transactions.compactMap(\.feeValue?.text)), ["1"])
         // Repeated: nothing more.
-        XCTAssertEqual(s.ok(["saving", "run"]).out, "Nothing is due.\n")
+        XCTAssertEqual(s.run(["saving", "run"], terminal: true).out, "Nothing is due.\n")
         XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.count, 5)
         let plan = try XCTUnwrap(try plans(s).first)
         XCTAssertEqual(plan["nextDueDate"] as? String, "2024-06-08")
@@ -179,7 +179,7 @@ final class SavingCLITests: FakeServiceTestCase {
     func testManualPlansAreConfirmedByHand() throws {
         let s = Sandbox()
         s.ok(["saving", "add", "gold", "--asset", "btc", "--amount", "200", "--every", "2weeks", "--start", "2024-05-10", "--manual"])
-        XCTAssertEqual(s.ok(["saving", "run"]).out, "Nothing is due.\n")
+        XCTAssertEqual(s.run(["saving", "run"], terminal: true).out, "Nothing is due.\n")
         let due = try json(s.ok(["saving", "due", "--json"]))
         XCTAssertEqual((due["due"] as? [[String: String]])?.map { $0["date"] ?? "" }, ["2024-05-10", "2024-05-24"])
         XCTAssertEqual(Set((due["due"] as? [[String: String]])?.map { $0["reason"] ?? "" } ?? []), ["manual"])
@@ -205,7 +205,7 @@ final class SavingCLITests: FakeServiceTestCase {
         s.ok(["saving", "add", "w", "--asset", "btc", "--amount", "10", "--every", "week", "--start", "2024-06-01"])
         s.ok(["saving", "edit", "w", "--pause"])
         s.now = ISODate.parseTimestamp(utf8: "2024-06-20T08:00:00Z".utf8) ?? s.now
-        XCTAssertEqual(s.ok(["saving", "run"]).out, "Nothing is due.\n")
+        XCTAssertEqual(s.run(["saving", "run"], terminal: true).out, "Nothing is due.\n")
         XCTAssertEqual(try plans(s).first?["active"] as? Bool, false)
         XCTAssertEqual(s.ok(["saving", "edit", "w", "--resume"]).out, "Changed saving plan 'w': active, next due 2024-06-22.\n")
         s.ok(["saving", "edit", "w", "--every", "month", "--amount", "25", "--fee", "0.5", "--note", "more"])
@@ -249,11 +249,11 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(recorded.map { $0["price"] as? String }, ["59972", "59979", "59986", "59993", "67187.3358936566"])
         let chart = server.requests.filter { $0.path.hasSuffix("/coins/bitcoin/market_chart") }
         XCTAssertEqual(chart.count, 1)
-        XCTAssertEqual(chart.first?.query["days"], "29")
+        XCTAssertEqual(chart.first?.query["days"], "91")  // more than 90: daily points at any distance
         XCTAssertEqual(chart.first?.query["vs_currency"], "usd")
         // A second run asks nothing and records nothing.
         let asked = server.requests.count
-        XCTAssertEqual(s.ok(["saving", "run"]).out, "Nothing is due.\n")
+        XCTAssertEqual(s.run(["saving", "run"], terminal: true).out, "Nothing is due.\n")
         XCTAssertEqual(server.requests.count, asked)
     }
 
@@ -318,5 +318,88 @@ final class SavingCLITests: FakeServiceTestCase {
             XCTAssertEqual(r.code, .failure, r.description)
             XCTAssertTrue(r.err.contains("saving plan") || r.err.contains("startDate"), r.err)
         }
+    }
+
+    /// Cron hears nothing when nothing is due; a person at a terminal does.
+    func testNothingDueIsSilentForCron() {
+        let s = Sandbox()
+        s.ok(["saving", "add", "w", "--asset", "btc", "--amount", "10", "--every", "week", "--start", "2024-06-05"])
+        XCTAssertEqual(s.ok(["saving", "run"]).out, "")
+        XCTAssertEqual(s.run(["saving", "run"], terminal: true).out, "Nothing is due.\n")
+    }
+
+    /// A price so small that the units would pass 20 digits before the point waits (and, confirmed by
+    /// hand, is refused): nothing unreadable is ever written.
+    func testUnitsBeyondTheStoreWait() throws {
+        let s = Sandbox()
+        s.ok(["saving", "add", "d", "--asset", "shiba-inu", "--amount", "100", "--every", "day", "--start", "2024-06-01"])
+        s.ok(["price", "set", "shiba-inu", "0.000000000000000001", "--date", "2024-06-01"])
+        var r = s.run(["saving", "run"])
+        XCTAssertEqual(r.code, .failure, r.description)
+        XCTAssertTrue(r.err.contains("(no-price): 100 at 0.000000000000000001 would buy a quantity bitpal cannot keep exactly"), r.err)
+        s.ok(["saving", "add", "m", "--asset", "btc", "--amount", "1000000000", "--every", "month", "--start", "2024-06-01", "--manual"])
+        r = s.run(["saving", "confirm", "m", "--price", "0.00000000001"])
+        XCTAssertEqual(r.code, .failure, r.description)
+        XCTAssertTrue(r.err.hasPrefix("error: Cannot record 'm': 1000000000 at 0.00000000001 would buy a quantity"), r.err)
+        XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.count, 0)
+        s.ok(["list"])
+    }
+
+    /// A failed fetch is said even with --quiet, and today's date waits (exit 3) instead of buying at an old price.
+    func testAFailedFetchNeverBuysAtAnOldPrice() throws {
+        let s = online()
+        s.ok(["saving", "add", "w", "--asset", "btc", "--amount", "100", "--every", "week"])
+        s.ok(["price", "set", "btc", "50000", "--date", "2024-05-28"])
+        for _ in 0..<8 { server.enqueue(.init(status: 503, body: "{}")) }
+        let r = s.run(["saving", "run", "--quiet"])
+        XCTAssertEqual(r.code, .service, r.description)
+        XCTAssertEqual(r.out, "")
+        XCTAssertTrue(r.err.hasPrefix("warning: fetching prices failed:"), r.err)
+        XCTAssertTrue(r.err.contains("waits at 2024-06-01 (no-price): fetching the price of bitcoin in USD failed"), r.err)
+        XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.count, 0)
+    }
+
+    /// A start beyond the service's 365 days: a warning at `add`, and `edit --next` moves the plan on.
+    func testAnOldStartWarnsAndNextMovesThePlanOn() throws {
+        let s = Sandbox()
+        var r = s.ok(["saving", "add", "d", "--asset", "btc", "--amount", "10", "--every", "day", "--start", "2020-01-01"])
+        XCTAssertTrue(r.err.hasPrefix("warning: the price service's history reaches 365 days back: dates before 2023-06-03 need prices set by hand"), r.err)
+        r = s.run(["saving", "run"])
+        XCTAssertTrue(r.err.contains("waits at 2020-01-01 (no-price): no price of bitcoin in USD on 2020-01-01 or the 7 days before (the price service's history"), r.err)
+        s.ok(["saving", "edit", "d", "--next", "2024-05-31"])
+        XCTAssertEqual(try plans(s).first?["nextDueDate"] as? String, "2024-05-31")
+        s.ok(["price", "set", "btc", "60000", "--date", "2024-05-30"])
+        XCTAssertEqual(s.ok(["saving", "run", "--json"]).code, .success)
+        XCTAssertEqual(try plans(s).first?["lastExecuted"] as? String, "2024-06-01")
+    }
+
+    /// A plan buying in another currency uses the rates known from every source (fx set, import, fetch).
+    func testAForeignAssetUsesImportedRates() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "SAP", "--name", "SAP SE", "--type", "stock", "--currency", "EUR"])
+        s.ok(["saving", "add", "sap", "--asset", "SAP", "--amount", "200", "--every", "month", "--start", "2024-05-15"])
+        s.ok(["price", "set", "SAP", "180", "--date", "2024-05-15"])
+        var r = s.run(["saving", "run"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("(no-price): no EUR→USD rate is known on 2024-05-15"), r.err)
+        s.ok(["fx", "import", "-"], stdin: "P 2024-05-14 EUR 1.08 USD\n")
+        r = s.run(["saving", "run", "--json"])
+        XCTAssertEqual(r.code, .success, r.description)
+        let buy = try XCTUnwrap(try PortfolioStore(directory: s.dir).load().transactions.first)
+        XCTAssertEqual(buy.currency, "EUR")
+        XCTAssertEqual(buy.fxRateValue?.text, "1.08")
+        XCTAssertEqual(buy.amountValue.text, "1.111111111111111111")
+    }
+
+    /// Two plans of one name (any case) in a hand-edited file are refused when read.
+    func testDuplicateNamesInTheFileAreRefused() throws {
+        let s = Sandbox()
+        s.ok(["saving", "add", "a", "--asset", "btc", "--amount", "10", "--every", "week"])
+        s.ok(["saving", "add", "b", "--asset", "btc", "--amount", "10", "--every", "week"])
+        let text = String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).replacingOccurrences(of: #""name": "b""#, with: #""name": "A""#)
+        _ = s.write("portfolio.json", text)
+        let r = s.run(["saving", "list"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("two saving plans are named 'a'"), r.err)
     }
 }

@@ -48,13 +48,20 @@ struct AlertAddCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        guard threshold.units > 0 else { throw condition == .move ? PortfolioError.amountNotPositive : PortfolioError.priceNotPositive }
+        guard threshold.units > 0 else {
+            if condition == .move { throw CommandFailure("The move must be greater than zero percent") }
+            throw PortfolioError.priceNotPositive
+        }
         let session = try context.session()
         let settings = try session.loadSettings()
         let label = try session.resolveAsset(asset, in: settings)
         let alert: PriceAlert = try session.store.update(now: context.now, names: context.names) { book in
             let currency = book.asset(id: label.id)?.currency ?? book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD"
-            let a = PriceAlert(id: (book.alerts.map(\.id).max() ?? 0) + 1, assetId: label.id, condition: condition, threshold: threshold,
+            // One more than the largest id in use; the smallest free one if that would overflow (a hand edit).
+            let used = Set(book.alerts.map(\.id))
+            let after = (used.max() ?? 0).addingReportingOverflow(1)
+            let id = after.overflow ? (1...).first { !used.contains($0) } ?? 1 : after.partialValue
+            let a = PriceAlert(id: id, assetId: label.id, condition: condition, threshold: threshold,
                                currency: currency, repeats: repeats)
             book.alerts.append(a)
             return (true, a)
@@ -167,7 +174,10 @@ struct AlertCheckCommand: Command {
                 context.warn("alert \(a.id) (\(AlertText.describe(a, context: context))) cannot be told: "
                              + (a.condition == .move ? "no 24-hour change is known" : "no price in \(a.currency) is known"))
             }
-            if check.fired.isEmpty { context.out(check.checked == 0 ? "No alerts to check.\n" : "Checked \(check.checked) alert\(check.checked == 1 ? "" : "s"); none fired.\n") }
+            // Only a person at a terminal hears that nothing fired; cron gets no mail.
+            if check.fired.isEmpty && context.environment.stdoutIsTerminal {
+                context.out(check.checked == 0 ? "No alerts to check.\n" : "Checked \(check.checked) alert\(check.checked == 1 ? "" : "s"); none fired.\n")
+            }
         }
         return .success
     }

@@ -282,6 +282,9 @@ struct AssetRemoveCommand: Command {
             if let plan = book.savingPlans.first(where: { $0.assetId == code }) {
                 throw CommandFailure("Saving plan '\(TextEscaping.escaped(plan.name))' buys \(code); remove it first ('bitpal saving remove')")
             }
+            if let alert = book.alerts.first(where: { $0.assetId == code }) {
+                throw CommandFailure("Alert \(alert.id) watches \(code); remove it first ('bitpal alert remove \(alert.id)')")
+            }
             var indices = Set<Int>()
             for i in book.transactions.indices where book.transactions[i].assetId == code { indices.formUnion(book.legs(of: i)) }
             book.delete(at: indices)

@@ -130,6 +130,12 @@ struct SavingAddCommand: Command {
             book.savingPlans.append(plan)
             return (true, book.currency(of: plan))
         }
+        let today = ISODate.dayNumber(of: context.now, in: context.timeZone)
+        if !manual && !Asset.isRegisteredID(label.id) && startDay < today - SavingPrices.historyDays + 1 {
+            context.warn("the price service's history reaches \(SavingPrices.historyDays) days back: dates before "
+                         + "\(ISODate.dayText(today - SavingPrices.historyDays + 1)) need prices set by hand ('bitpal price set \(label.symbol) PRICE --date D'), "
+                         + "or move the plan on with 'bitpal saving edit \(SavingText.quoted(name)) --next DATE'")
+        }
         if context.json {
             context.printJSON(SavingText.json(plan))
         } else {
@@ -181,10 +187,11 @@ struct SavingEditCommand: Command {
             OptionSpec("--fee", "MONEY", "fee per buy"),
             OptionSpec("--pause", nil, "stop carrying it out"),
             OptionSpec("--resume", nil, "carry it out again from the first due date on or after today (paused dates are not caught up)"),
+            OptionSpec("--next", "DATE", "skip to the first due date on or after DATE (the dates before it are never recorded)"),
             OptionSpec("--note", "TEXT", "a note to keep with it (empty to remove)"),
         ],
         group: "Goals and habits",
-        examples: ["bitpal saving edit weekly-btc --amount 150", "bitpal saving edit weekly-btc --pause", "bitpal saving edit weekly-btc --resume"])
+        examples: ["bitpal saving edit weekly-btc --amount 150", "bitpal saving edit weekly-btc --next 2024-06-01", "bitpal saving edit weekly-btc --pause", "bitpal saving edit weekly-btc --resume"])
 
     var name: String
     var amount: Fixed18?
@@ -192,10 +199,12 @@ struct SavingEditCommand: Command {
     var fee: Fixed18?
     var pause: Bool
     var resume: Bool
+    var next: DateArgument?
     var note: String?
 
     init(parsing a: inout ArgumentList) throws {
         name = try a.popPositional("NAME")
+        next = try a.popOption("--next").map { text throws(UsageError) in try ArgumentList.date(text, field: "--next") }
         amount = try a.popOption("--amount").map { try ArgumentList.fixed($0, field: "Amount") }
         every = try a.popOption("--every").map { text throws(UsageError) in try SavingText.frequency(text) }
         fee = try a.popOption("--fee").map { try ArgumentList.fixed($0, field: "Fee") }
@@ -203,13 +212,14 @@ struct SavingEditCommand: Command {
         resume = a.popFlag("--resume")
         note = a.popOption("--note")
         if pause && resume { throw UsageError.conflict("give --pause or --resume, not both") }
-        if amount == nil && every == nil && fee == nil && !pause && !resume && note == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --amount, --every, --fee, --pause, --resume, --note")
+        if amount == nil && every == nil && fee == nil && !pause && !resume && next == nil && note == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --amount, --every, --fee, --pause, --resume, --next, --note")
         }
     }
 
     func run(_ context: Context) throws -> ExitCode {
         let today = ISODate.dayNumber(of: context.now, in: context.timeZone)
+        let nextDay = try next.map { ISODate.dayNumber(of: try $0.start(in: context.timeZone, now: context.now), in: context.timeZone) }
         let plan: SavingPlan = try context.session().store.update(now: context.now, names: context.names) { book in
             let i = try SavingText.index(of: name, in: book)
             var p = book.savingPlans[i]
@@ -227,6 +237,7 @@ struct SavingEditCommand: Command {
                 p.active = true
                 p.nextDueDay = p.firstDue(onOrAfter: max(today, p.nextDueDay))
             }
+            if let nextDay { p.nextDueDay = p.firstDue(onOrAfter: nextDay) }
             if let note { p.notes = note.isEmpty ? nil : note }
             book.savingPlans[i] = p
             return (true, p)
@@ -292,11 +303,10 @@ struct SavingRunCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let result = try session.runSavingPlans(timeZone: context.timeZone, dryRun: dryRun, names: context.names)
+        // A failed fetch is said even with --quiet (cron mails it): the dates it concerns wait.
+        if let failure = result.serviceFailure { context.warn("fetching prices failed: \(failure)") }
         for w in result.waiting {
             context.warn("saving plan '\(TextEscaping.escaped(w.plan))' waits at \(ISODate.dayText(w.day)) (\(w.reason.rawValue)): \(w.detail)")
-        }
-        if let failure = result.serviceFailure, !result.waiting.isEmpty || !quiet {
-            context.warn("the price service failed: \(failure)")
         }
         if context.json {
             context.printJSON(.object([
@@ -311,11 +321,11 @@ struct SavingRunCommand: Command {
             ]))
         } else if !quiet {
             for r in result.recorded { context.out((dryRun ? "Would record " : "Recorded ") + SavingText.describe(r, context: context) + "\n") }
-            if result.recorded.isEmpty && result.waiting.isEmpty { context.out("Nothing is due.\n") }
+            // Only a person at a terminal hears that nothing was due; cron gets no mail.
+            if result.recorded.isEmpty && result.waiting.isEmpty && context.environment.stdoutIsTerminal { context.out("Nothing is due.\n") }
         }
         if result.waiting.isEmpty { return .success }
-        let serviceWait = result.serviceFailure != nil && result.waiting.contains { $0.reason == .noPrice }
-        return serviceWait ? .service : .failure
+        return result.waiting.contains(where: \.serviceFailed) ? .service : .failure
     }
 }
 

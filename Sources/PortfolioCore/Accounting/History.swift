@@ -22,6 +22,11 @@ public enum ValueRules {
         default: break
         }
         if tx.date > now { throw .futureDate }
+        // A computed value (a swap leg's price, a saving plan's units) could pass what the store reads back.
+        for (field, value) in [("Amount", tx.amountValue), ("Price", tx.priceValue), ("Total", tx.totalValue), ("Fee", tx.feeValue),
+                               ("Rate", tx.fxRateValue)] {
+            if let value, !value.isStorable { throw .tooManyDigits(field: field, text: value.text) }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ public struct PriceAlert: Hashable, Sendable {
         case move
     }
 
-    /// `armed`: the condition was false (or not known yet) at the last check; `fired`: it was true.
+    /// `armed`: the condition was false, or could not be told, at the last check; `fired`: it was true.
     public enum State: String, CaseIterable, Sendable { case armed, fired }
 
     /// Small and stable: one more than the largest in use when it was added.
@@ -55,8 +55,8 @@ public struct PriceAlert: Hashable, Sendable {
     public func step(_ holds: Bool?) -> (state: State, fires: Bool) {
         switch holds {
         case true?: return (.fired, state == .armed || repeats)
-        case false?: return (.armed, false)
-        case nil: return (state, false)
+        // Unknown counts as not true: the next check that finds it true fires (history-performance.md).
+        case false?, nil: return (.armed, false)
         }
     }
 }

@@ -10,6 +10,12 @@ public struct Fixed18: Hashable, Comparable, Sendable {
     public static let scale: UInt128 = 1_000_000_000_000_000_000
     /// The most digits allowed before the point: every such value fits in 128 bits.
     public static let maxIntegerDigits = 20
+    /// 10^(20 + 18): the first value with more than `maxIntegerDigits` digits before the point,
+    /// which the store's reader refuses (so nothing computed at or above it may be stored).
+    public static let storableLimit: UInt128 = 100_000_000_000_000_000_000_000_000_000_000_000_000
+
+    /// Whether the value has at most `maxIntegerDigits` digits before the point.
+    public var isStorable: Bool { units < Fixed18.storableLimit }
 
     public var units: UInt128
 

@@ -23,11 +23,18 @@ extension Session {
                 prices.add(fetched.quotes)
             }
         }
+        // The newest quote in each alert's own currency: the newest of all is enough unless it is in another one.
+        var history: PriceBook?
+        func quote(_ a: PriceAlert) -> Quote? {
+            if let q = prices.latest(a.assetId, preferring: a.currency), q.currency == a.currency { return q }
+            if history == nil { history = priceBook(before, history: true) }
+            return history?.history(a.assetId).last { $0.currency == a.currency } ?? prices.latest(a.assetId)
+        }
         return try store.update(now: now, names: names) { book in
             var check = AlertCheck()
             for i in book.alerts.indices {
                 var a = book.alerts[i]
-                let quote = prices.latest(a.assetId, preferring: a.currency)
+                let quote = quote(a)
                 let holds = a.holds(for: quote)
                 let (state, fires) = a.step(holds)
                 a.state = state

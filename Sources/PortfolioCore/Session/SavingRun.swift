@@ -29,13 +29,15 @@ public struct SavingWaiting: Sendable {
     public var reason: SavingWaitReason
     /// What a person reads: which price is missing, how much cash is short.
     public var detail: String
+    /// It waits for a price because fetching that price failed (exit 3).
+    public var serviceFailed = false
 }
 
 /// What `saving run` did.
 public struct SavingRunResult: Sendable {
     public var recorded: [SavingRecorded] = []
     public var waiting: [SavingWaiting] = []
-    /// A price fetch failed (exit 3 when a due date waits for a price).
+    /// A price fetch failed (said even with `--quiet`; exit 3 when a date waits for that price).
     public var serviceFailure: Error?
 }
 
@@ -44,44 +46,120 @@ public enum SavingPlanError: Error, CustomStringConvertible {
     case notFound(String)
     case notDue(String, next: Int64)
     case noPrice(String, assetId: String, currency: String, day: Int64)
+    case cannotRecord(String, String)
 
     public var description: String {
         switch self {
         case let .notFound(name): "No saving plan is named '\(TextEscaping.escaped(name))'; 'bitpal saving list' shows them"
         case let .notDue(name, next): "Saving plan '\(TextEscaping.escaped(name))' has nothing due: its next due date is \(ISODate.dayText(next))"
         case let .noPrice(name, asset, currency, day):
-            "No price of \(asset) in \(currency) on \(ISODate.dayText(day)) or the \(SavingPrice.maxAgeDays) days before for '\(TextEscaping.escaped(name))'; give one with --price"
+            "No price of \(asset) in \(currency) on \(ISODate.dayText(day)) or the \(SavingPrices.maxAgeDays) days before for '\(TextEscaping.escaped(name))'; give one with --price"
+        case let .cannotRecord(name, why): "Cannot record '\(TextEscaping.escaped(name))': \(why)"
         }
     }
 }
 
 /// The rule that picks a saving plan's price (allocation-plans.md): the newest quote of the asset,
-/// in the currency it is bought in, at or before the end of the due date.
+/// in the currency it is bought in, at or before the end of the due date; and what else a due
+/// date needs to be recorded (the rate into the portfolio's base).
 ///
-/// Deviation, stated in the README: a quote more than `maxAge` days older than the due date is not
-/// usable, so a machine that was off (and offline) never buys at a price weeks old.
-public enum SavingPrice {
+/// Deviation, stated in the README: a quote more than `maxAgeDays` days older than the due date is
+/// not usable, so a machine that was off (and offline) never buys at a price weeks old.
+public struct SavingPrices {
     public static let maxAgeDays: Int64 = 7
+    /// The service's daily history reaches this many days back (free and demo plans).
+    public static let historyDays: Int64 = 365
 
-    public static func quote(of assetId: String, currency: String, day: Int64, prices: PriceBook, timeZone: TimeZone) -> Quote? {
-        let end = ISODate.start(ofDay: day + 1, in: timeZone)
-        let oldest = ISODate.start(ofDay: day - maxAgeDays, in: timeZone)
-        return prices.history(assetId).last { $0.time < end && $0.currency == currency && $0.time >= oldest }
+    let prices: PriceBook
+    let rates: FXTable
+    let timeZone: TimeZone
+    /// Coins (with their currency) whose fetch failed in this run, and why.
+    var failed: [String: Error] = [:]
+
+    /// - Parameters:
+    ///   - prices: every quote (manual and cached), with history.
+    public init(book: Book, prices: PriceBook, timeZone: TimeZone) {
+        self.prices = prices
+        self.timeZone = timeZone
+        // Rates typed by hand, then every fetched or imported rate in the cache.
+        var rates = book.fxRates
+        for id in prices.coinIds where id.hasPrefix("fx:") {
+            let pair = id.dropFirst(3).split(separator: "/").map(String.init)
+            guard pair.count == 2 else { continue }
+            for q in prices.history(id) {
+                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
+                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
+            }
+        }
+        self.rates = FXTable(rates)
+    }
+
+    static func key(_ assetId: String, _ currency: String) -> String { assetId + "\u{0}" + currency }
+
+    /// The index of the first quote at or after `time` in a history sorted by time.
+    private static func firstIndex(_ quotes: [Quote], atOrAfter time: Date) -> Int {
+        var lo = 0, hi = quotes.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if quotes[mid].time < time { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The newest usable quote for a due date (see the type).
+    public func quote(of assetId: String, currency: String, day: Int64) -> Quote? {
+        let quotes = prices.history(assetId)
+        let oldest = ISODate.start(ofDay: day - Self.maxAgeDays, in: timeZone)
+        var i = Self.firstIndex(quotes, atOrAfter: ISODate.start(ofDay: day + 1, in: timeZone)) - 1
+        while i >= 0 && quotes[i].time >= oldest {
+            if quotes[i].currency == currency { return quotes[i] }
+            i -= 1
+        }
+        return nil
     }
 
     /// Whether a quote of that very day is known (else a coin's daily history is fetched first).
-    static func hasQuote(on day: Int64, of assetId: String, currency: String, prices: PriceBook, timeZone: TimeZone) -> Bool {
-        let start = ISODate.start(ofDay: day, in: timeZone), end = ISODate.start(ofDay: day + 1, in: timeZone)
-        return prices.history(assetId).contains { $0.time >= start && $0.time < end && $0.currency == currency }
+    func hasQuote(on day: Int64, of assetId: String, currency: String) -> Bool {
+        let quotes = prices.history(assetId)
+        let end = ISODate.start(ofDay: day + 1, in: timeZone)
+        var i = Self.firstIndex(quotes, atOrAfter: ISODate.start(ofDay: day, in: timeZone))
+        while i < quotes.count && quotes[i].time < end {
+            if quotes[i].currency == currency { return true }
+            i += 1
+        }
+        return false
     }
 
-    /// A quote's price as stored money: rounded half up to 18 decimals; `nil` when not positive.
+    /// A quote's price as stored money: rounded half up to 18 decimals; `nil` when not positive or too large.
     static func fixed(_ price: Decimal) -> Fixed18? {
         var exact = price, rounded = Decimal()
         NSDecimalRound(&rounded, &exact, 18, .plain)
-        guard let f = Fixed18(rounded), f.units > 0 else { return nil }
+        guard let f = Fixed18(rounded), f.units > 0, f.isStorable else { return nil }
         return f
     }
+
+    /// The price of one due date of `plan`, or why it waits (`nil` price).
+    func price(for plan: SavingPlan, currency: String, day: Int64, today: Int64) -> (price: Fixed18?, detail: String, serviceFailed: Bool) {
+        let asset = plan.assetId
+        if let error = failed[Self.key(asset, currency)], day == today || !hasQuote(on: day, of: asset, currency: currency) {
+            // Never a stale price for a date whose fetch failed.
+            return (nil, "fetching the price of \(asset) in \(currency) failed: \(error)", !(error is UnknownCoinFailure))
+        }
+        guard let q = quote(of: asset, currency: currency, day: day) else {
+            let beyond = !Asset.isRegisteredID(asset) && day < today - Self.historyDays + 1
+            return (nil, "no price of \(asset) in \(currency) on \(ISODate.dayText(day)) or the \(Self.maxAgeDays) days before"
+                    + (beyond ? " (the price service's history reaches \(Self.historyDays) days back; set one with 'bitpal price set' or move the plan on with 'bitpal saving edit \(plan.name) --next DATE')" : ""),
+                    false)
+        }
+        guard let price = Self.fixed(q.price) else { return (nil, "the price of \(asset) on \(ISODate.dayText(day)) is not usable (\(q.price))", false) }
+        return (price, "", false)
+    }
+}
+
+/// A coin the price service does not know: a failure of the plan, not of the service (exit 1).
+struct UnknownCoinFailure: Error, CustomStringConvertible {
+    var underlying: Error
+    var description: String { "\(underlying)" }
 }
 
 extension Book {
@@ -91,12 +169,20 @@ extension Book {
     }
 
     /// The transactions that record one due date of `plan` at `price` (a buy, and a deposit before it
-    /// when the money comes from outside into a cash-tracking portfolio), dated `date`.
-    public func savingTransactions(_ plan: SavingPlan, price: Fixed18, date: Date) throws(PortfolioError) -> [Transaction] {
+    /// when the money comes from outside into a cash-tracking portfolio), dated `date`, with the rate
+    /// of `rates` when the money is not in the portfolio's base.
+    public func savingTransactions(_ plan: SavingPlan, price: Fixed18, date: Date, rates: FXTable, now: Date) throws(PortfolioError) -> [Transaction] {
         guard let portfolio = portfolio(named: plan.portfolio) else { throw .portfolioNotFound(plan.portfolio) }
         let currency = currency(of: plan)
-        guard let units = plan.units(at: price), units.units > 0 else { throw .amountNotPositive }
-        let rate = try fxRate(for: currency, in: portfolio, on: date)
+        guard let units = plan.units(at: price) else { throw .tooManyDigits(field: "Amount", text: "\(plan.total.text) / \(price.text)") }
+        guard units.units > 0 else { throw .amountNotPositive }
+        var rate: Fixed18?
+        if currency != portfolio.baseCurrency {
+            guard let found = rates.rate(from: currency, to: portfolio.baseCurrency, on: date) else {
+                throw .fxRateMissing(from: currency, to: portfolio.baseCurrency, date: date)
+            }
+            rate = found.rate
+        }
         var legs: [Transaction] = []
         if plan.from == .outside && portfolio.trackCash {
             legs.append(Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: plan.amount, price: nil, fee: nil,
@@ -104,7 +190,20 @@ extension Book {
         }
         legs.append(Transaction(portfolio: portfolio.name, type: .buy, assetId: plan.assetId, amount: units, price: price, total: plan.total,
                                 fee: plan.fee, currency: currency, fxRate: rate, date: date, notes: plan.transactionNote))
+        for t in legs { try ValueRules.check(t, now: now) }
         return legs
+    }
+
+    /// Why the legs of a due date cannot be made, for a person.
+    static func savingProblem(_ error: PortfolioError, plan: SavingPlan, price: Fixed18) -> String {
+        switch error {
+        case .tooManyDigits, .amountNotPositive:
+            return "\(plan.total.text) at \(price.text) would buy a quantity bitpal cannot keep exactly (more than 20 digits before the point, or less than 10^-18)"
+        case let .fxRateMissing(from, to, date):
+            return "no \(from)→\(to) rate is known on \(ISODate.day(date)) (record one with 'bitpal fx set', 'fx import' or 'fx refresh')"
+        default:
+            return "\(error)"
+        }
     }
 }
 
@@ -123,45 +222,43 @@ extension Session {
     /// `saving run`: every open due date of every active automatic plan up to today, oldest first,
     /// each recorded exactly once.
     ///
-    /// Prices are fetched first, without the store's lock: today's quote when it is older than 60 s,
-    /// and a coin's daily history when a missed day has no quote. Then, under the lock, the plans
+    /// Prices are fetched first, without the store's lock: a coin's daily history when a missed day
+    /// has no quote, then today's quote when it is older than 60 s. Then, under the lock, the plans
     /// are read again and each open date is recorded with the plan's next due date in the same
     /// write, so a run repeated or two runs at once never record a date twice. A date with no
     /// usable price, or whose buy would overdraw cash, waits (with the plan's later dates); other
     /// plans go on.
     public func runSavingPlans(timeZone: TimeZone, dryRun: Bool, names: MessageNames) throws -> SavingRunResult {
         let today = ISODate.dayNumber(of: now, in: timeZone)
-        var result = SavingRunResult()
         let before = try loadBook()
-        var prices = priceBook(before, history: true)
+        var failed: [String: Error] = [:]
         if !offline {
-            result.serviceFailure = fetchSavingPrices(before, today: today, prices: prices, timeZone: timeZone)
-            prices = priceBook(before, history: true)
+            failed = fetchSavingPrices(before, today: today, prices: SavingPrices(book: before, prices: priceBook(before, history: true), timeZone: timeZone))
         }
-        let outcome: SavingRunResult = try store.update(now: now, names: names) { book in
-            var run = SavingRunResult(serviceFailure: result.serviceFailure)
+        var prices = SavingPrices(book: before, prices: priceBook(before, history: true), timeZone: timeZone)
+        prices.failed = failed
+        let firstFailure = failed.sorted { $0.key < $1.key }.first?.value
+        return try store.update(now: now, names: names) { book in
+            var run = SavingRunResult(serviceFailure: firstFailure)
             let original = book
-            record(into: &book, run: &run, today: today, prices: prices, timeZone: timeZone, checkingCash: false)
+            record(into: &book, run: &run, today: today, prices: prices, checkingCash: false)
             if run.recorded.contains(where: { book.savingPlans.first(named: $0.plan)?.from == .cash }) {
                 do {
                     try book.admit(from: original, now: now)
                 } catch {
                     // Some buy overdraws: record again, checking each date that spends cash on its own.
                     book = original
-                    run = SavingRunResult(serviceFailure: result.serviceFailure)
-                    record(into: &book, run: &run, today: today, prices: prices, timeZone: timeZone, checkingCash: true)
+                    run = SavingRunResult(serviceFailure: firstFailure)
+                    record(into: &book, run: &run, today: today, prices: prices, checkingCash: true)
                 }
             }
             return (!dryRun && !run.recorded.isEmpty, run)
         }
-        result = outcome
-        return result
     }
 
     /// Records every open due date it can into `book` (see `runSavingPlans`): all plans' dates in date
     /// order (plans in their order on the same day), a plan stopping at its first date that waits.
-    private func record(into book: inout Book, run: inout SavingRunResult, today: Int64, prices: PriceBook, timeZone: TimeZone,
-                        checkingCash: Bool) {
+    private func record(into book: inout Book, run: inout SavingRunResult, today: Int64, prices: SavingPrices, checkingCash: Bool) {
         var stuck = Set<Int>()
         while true {
             var next: (day: Int64, index: Int)?
@@ -170,21 +267,22 @@ extension Session {
             }
             guard let (day, i) = next else { return }
             let plan = book.savingPlans[i]
-            func wait(_ reason: SavingWaitReason, _ detail: String) {
-                run.waiting.append(SavingWaiting(plan: plan.name, day: day, assetId: plan.assetId, amount: plan.amount, reason: reason, detail: detail))
+            func wait(_ reason: SavingWaitReason, _ detail: String, serviceFailed: Bool = false) {
+                run.waiting.append(SavingWaiting(plan: plan.name, day: day, assetId: plan.assetId, amount: plan.amount, reason: reason,
+                                                 detail: detail, serviceFailed: serviceFailed))
                 stuck.insert(i)
             }
             let currency = book.currency(of: plan)
-            guard let quote = SavingPrice.quote(of: plan.assetId, currency: currency, day: day, prices: prices, timeZone: timeZone),
-                  let price = SavingPrice.fixed(quote.price) else {
-                wait(.noPrice, "no price of \(plan.assetId) in \(currency) on \(ISODate.dayText(day)) or the \(SavingPrice.maxAgeDays) days before")
+            let found = prices.price(for: plan, currency: currency, day: day, today: today)
+            guard let price = found.price else {
+                wait(.noPrice, found.detail, serviceFailed: found.serviceFailed)
                 continue
             }
             let legs: [Transaction]
             do {
-                legs = try book.savingTransactions(plan, price: price, date: ISODate.start(ofDay: day, in: timeZone))
+                legs = try book.savingTransactions(plan, price: price, date: ISODate.start(ofDay: day, in: prices.timeZone), rates: prices.rates, now: now)
             } catch {
-                wait(.noPrice, "\(error)")
+                wait(.noPrice, Book.savingProblem(error, plan: plan, price: price))
                 continue
             }
             if plan.from == .cash {
@@ -213,19 +311,19 @@ extension Session {
     public func waitingSavingDates(timeZone: TimeZone, names: MessageNames) throws -> [SavingWaiting] {
         let today = ISODate.dayNumber(of: now, in: timeZone)
         var book = try loadBook()
-        let prices = priceBook(book, history: true)
+        let prices = SavingPrices(book: book, prices: priceBook(book, history: true), timeZone: timeZone)
         var waiting: [SavingWaiting] = []
         for plan in book.savingPlans where plan.active && plan.method == .manual {
-            for day in plan.openDays(through: today, limit: 1000) {
+            for day in plan.openDays(through: today) {
                 waiting.append(SavingWaiting(plan: plan.name, day: day, assetId: plan.assetId, amount: plan.amount, reason: .manual, detail: ""))
             }
         }
         var run = SavingRunResult()
-        record(into: &book, run: &run, today: today, prices: prices, timeZone: timeZone, checkingCash: true)
+        record(into: &book, run: &run, today: today, prices: prices, checkingCash: true)
         // A stuck plan waits at one date with the ones after it.
         for w in run.waiting {
             guard let plan = book.savingPlans.first(named: w.plan) else { continue }
-            for day in plan.openDays(through: today, limit: 1000) {
+            for day in plan.openDays(through: today) {
                 waiting.append(SavingWaiting(plan: w.plan, day: day, assetId: w.assetId, amount: w.amount, reason: w.reason, detail: w.detail))
             }
         }
@@ -235,7 +333,8 @@ extension Session {
     /// `saving confirm`: records the oldest open due date of the plan named `name` at `price` (default:
     /// the run's rule, from what is known), dated `date` (default the due date), and moves the plan on.
     public func confirmSavingDate(name: String, price given: Fixed18?, date: Date?, timeZone: TimeZone, names: MessageNames) throws -> SavingRecorded {
-        let prices = priceBook(try loadBook(), history: true)
+        let known = try loadBook()
+        let prices = SavingPrices(book: known, prices: priceBook(known, history: true), timeZone: timeZone)
         return try store.update(now: now, names: names) { book in
             guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw SavingPlanError.notFound(name)
@@ -245,53 +344,66 @@ extension Session {
             let today = ISODate.dayNumber(of: now, in: timeZone)
             guard day <= today else { throw SavingPlanError.notDue(plan.name, next: day) }
             let currency = book.currency(of: plan)
-            guard let price = given ?? SavingPrice.quote(of: plan.assetId, currency: currency, day: day, prices: prices, timeZone: timeZone)
-                .flatMap({ SavingPrice.fixed($0.price) }) else {
+            guard let price = given ?? prices.quote(of: plan.assetId, currency: currency, day: day).flatMap({ SavingPrices.fixed($0.price) }) else {
                 throw SavingPlanError.noPrice(plan.name, assetId: plan.assetId, currency: currency, day: day)
             }
-            let legs = try book.savingTransactions(plan, price: price, date: date ?? ISODate.start(ofDay: day, in: timeZone))
             if plan.from == .cash, book.portfolio(named: plan.portfolio)?.trackCash != true { throw PortfolioError.cashNotTracked(plan.portfolio) }
+            let legs: [Transaction]
+            do throws(PortfolioError) {
+                legs = try book.savingTransactions(plan, price: price, date: date ?? ISODate.start(ofDay: day, in: timeZone), rates: prices.rates, now: now)
+            } catch {
+                throw SavingPlanError.cannotRecord(plan.name, Book.savingProblem(error, plan: plan, price: price))
+            }
             return (true, book.record(legs, ofSavingPlan: i, day: day))
         }
     }
 
-    /// Fetches what the open due dates need and the cache lacks; returns the failure, if any.
-    private func fetchSavingPrices(_ book: Book, today: Int64, prices: PriceBook, timeZone: TimeZone) -> Error? {
-        var current: [String: Set<String>] = [:]  // currency → coins whose quote of today is older than 60 s
-        var history: [String: (currency: String, oldest: Int64)] = [:]
+    /// Fetches what the open due dates need and the cache lacks: a coin's daily history for missed
+    /// days without a quote (within the service's 365 days), then today's quote when older than 60 s.
+    /// - Returns: the failures, by coin and currency (`SavingPrices.key`).
+    private func fetchSavingPrices(_ book: Book, today: Int64, prices: SavingPrices) -> [String: Error] {
+        var current: [String: Set<String>] = [:]  // currency → coins whose newest quote is older than 60 s
+        var history: [String: (coin: String, currency: String, oldest: Int64)] = [:]
+        let reach = today - SavingPrices.historyDays + 1
         for plan in book.savingPlans where plan.active && plan.method == .automatic && !Asset.isRegisteredID(plan.assetId) {
             let currency = book.currency(of: plan)
-            for day in plan.openDays(through: today) {
+            // The open dates the service can price, and today.
+            for day in plan.openDays(through: today) where day >= reach {
                 if day == today {
-                    let newest = prices.history(plan.assetId).last { $0.currency == currency }
+                    let newest = prices.prices.history(plan.assetId).last { $0.currency == currency }
                     if newest.map({ now.timeIntervalSince($0.time) > PriceBook.freshFor }) ?? true { current[currency, default: []].insert(plan.assetId) }
-                } else if !SavingPrice.hasQuote(on: day, of: plan.assetId, currency: currency, prices: prices, timeZone: timeZone) {
-                    let key = plan.assetId + "\u{0}" + currency
-                    history[key] = (currency, min(history[key]?.oldest ?? day, day))
+                } else if !prices.hasQuote(on: day, of: plan.assetId, currency: currency) {
+                    let key = SavingPrices.key(plan.assetId, currency)
+                    history[key] = (plan.assetId, currency, min(history[key]?.oldest ?? day, day))
                 }
             }
         }
-        var failure: Error?
+        var failed: [String: Error] = [:]
         // History first: its last point is "now" too, and the current price fetched after it is the one kept.
         for (key, need) in history.sorted(by: { $0.key < $1.key }) {
-            let coin = String(key.prefix { $0 != "\u{0}" })
-            // The service keeps 365 days for free; a day further back waits (no price).
-            let days = Int(min(365, max(1, today - need.oldest + 1)))
+            // More than 90 days gives daily points (00:00 UTC) at any distance, so a missed date gets the same
+            // price however long the machine was off.
+            let days = Int(min(SavingPrices.historyDays, max(91, today - need.oldest + 1)))
             do {
-                _ = try fetchHistory(coin: coin, currencies: [need.currency], days: days, purpose: .explicit)
+                _ = try fetchHistory(coin: need.coin, currencies: [need.currency], days: days, purpose: .explicit)
+            } catch let error as PriceError {
+                if case .unknownCoin = error { failed[key] = UnknownCoinFailure(underlying: error) } else { failed[key] = error }
             } catch {
-                failure = failure ?? error
+                failed[key] = error
             }
         }
         for (currency, coins) in current.sorted(by: { $0.key < $1.key }) {
             do {
                 let fetched = try fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
                 for w in fetched.warnings { notify(.service(w)) }
+                for coin in fetched.missing {
+                    failed[SavingPrices.key(coin, currency)] = UnknownCoinFailure(underlying: PriceError.unknownCoin(coin))
+                }
             } catch {
-                failure = failure ?? error
+                for coin in coins { failed[SavingPrices.key(coin, currency)] = error }
             }
         }
-        return failure
+        return failed
     }
 }
 

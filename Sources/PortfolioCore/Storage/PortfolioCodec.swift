@@ -552,6 +552,14 @@ public enum PortfolioCodec {
                 }
             }
             if !stopped { try r.finish() }
+            // Plans are found by name (any case) and alerts by id: two of one name or id would be ambiguous.
+            for (what, keys) in [("plans are named", p.plans.map { $0.name.lowercased() }), ("saving plans are named", p.savingPlans.map { $0.name.lowercased() }),
+                                 ("alerts have the id", p.alerts.map { String($0.id) })] {
+                var seen = Set<String>()
+                for k in keys where !seen.insert(k).inserted {
+                    throw JSONReadError(message: "two \(what) '\(TextEscaping.escaped(k))'", line: 1, column: 1)
+                }
+            }
             guard let version else { throw JSONReadError(message: "no \"version\" field", line: 1, column: 1) }
             p.readVersion = version
             if version == 1 {
