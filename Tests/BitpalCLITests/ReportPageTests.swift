@@ -43,8 +43,9 @@ final class ReportPageTests: XCTestCase {
     func testEveryFigureIsTheCLIs() throws {
         let s = sample()
         let html = try page(s)
-        let holdings = s.ok(["holdings"]).out + s.ok(["summary"]).out + s.ok(["allocation"]).out + s.ok(["income", "--by", "year"]).out
-            + s.ok(["gains"]).out
+        var holdings = s.ok(["holdings"]).out + s.ok(["summary"]).out + s.ok(["allocation"]).out + s.ok(["income", "--by", "year"]).out
+            + s.ok(["gains"]).out + s.ok(["history"]).out + s.ok(["performance"]).out
+        for year in ["2023", "2024"] { holdings += s.ok(["performance", "--period", year]).out }
         // Every money figure and percentage of the page appears in the CLI's output.
         let pattern = try NSRegularExpression(pattern: #"[+-]?\$[0-9,]+\.[0-9]{2}|[+-]?[0-9]+\.[0-9]{2}(%| pts)"#)
         // The text of the page, without its tags (a bar's CSS width is not a figure).
@@ -68,5 +69,24 @@ final class ReportPageTests: XCTestCase {
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("All portfolios"))
         XCTAssertEqual(s.run(["report"]).code, .usage)
+    }
+
+    /// Worked example M on the page: the value chart, and 2024's TWR and IRR as `performance` gives them.
+    func testExampleMOnThePage() throws {
+        let s = Sandbox()
+        s.now = ISODate.parseTimestamp(utf8: "2025-01-10T12:00:00Z".utf8) ?? s.now
+        for (day, price) in [("2024-01-01", "40000"), ("2024-06-30", "45000"), ("2024-07-01", "50000"), ("2024-12-31", "60000")] {
+            s.ok(["price", "set", "btc", price, "--date", day])
+        }
+        s.ok(["add", "buy", "btc", "1", "40000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "50000", "--date", "2024-07-01"])
+        let html = try page(s)
+        XCTAssertTrue(html.contains("<tr><td>2024</td><td class=\"num wide\">$0.00</td><td class=\"num wide\">$120,000.00</td>"
+                                    + "<td class=\"num pos wide\">+$90,000.00</td><td class=\"num pos\">+$30,000.00</td>"
+                                    + "<td class=\"num pos\">+42.11%</td><td class=\"num pos\">+47.69%</td></tr>"), html)
+        XCTAssertTrue(html.contains("<svg viewBox=\"0 0 720 280\""))
+        XCTAssertTrue(html.contains("<path class=\"total\" d=\"M"))
+        XCTAssertTrue(html.contains("<path class=\"invested\" d=\"M"))
+        XCTAssertTrue(s.ok(["performance", "--period", "2024"]).out.contains("+42.11%"))
     }
 }

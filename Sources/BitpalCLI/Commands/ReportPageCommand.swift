@@ -27,10 +27,12 @@ struct ReportPageCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all) { $0.keepingDisposals = true }
+        let (timeline, _) = try context.timeline(all: all)
+        Human.symbol = Human.symbol(of: reports.baseCurrency)
         let session = try context.session()
         let settings = try session.loadSettings()
         let portfolio = try context.portfolio(in: settings)
-        var page = ReportPage(context: context, reports: reports)
+        var page = ReportPage(context: context, reports: reports, timeline: timeline)
         page.title = all ? "All portfolios" : "Portfolio '\(portfolio.name)'"
         page.targets = all ? nil : portfolio.targets
         let html = page.render()
@@ -52,12 +54,14 @@ struct ReportPageCommand: Command {
 struct ReportPage {
     let context: Context
     let reports: Reports
+    let timeline: ValueTimeline
     var title = ""
     var targets: Targets?
 
-    init(context: Context, reports: Reports) {
+    init(context: Context, reports: Reports, timeline: ValueTimeline) {
         self.context = context
         self.reports = reports
+        self.timeline = timeline
     }
 
     private typealias Cell = HTMLPage.Cell
@@ -76,6 +80,8 @@ struct ReportPage {
         s += summarySection(summary)
         s += holdingsSection(holdings)
         s += allocationSection(holdings)
+        s += valueSection()
+        s += performanceSection()
         s += incomeSection()
         s += gainsSection()
         s += "<footer>Made by bitpal \(CLI.version) from portfolio.json; a file with no scripts and no links. "
@@ -165,6 +171,50 @@ struct ReportPage {
             + HTMLPage.bars(rows.map { ($0.0, $0.2, nil) })
             + HTMLPage.table([("Class", false), ("Value", true), ("Weight", true)],
                              rows.map { [Cell($0.0), Cell(Human.money($0.1), numeric: true), Cell($0.2.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true)] })
+            + "</section>\n"
+    }
+
+    /// Value over time: the chart of total value and net invested (daily, weekly beyond two years),
+    /// and the month ends as `history` prints them.
+    private func valueSection() -> String {
+        guard let first = timeline.firstDay else { return "" }
+        let daily = timeline.today.number - first.number <= 730
+        let points = timeline.history(interval: daily ? .day : .week)
+        let chart = HTMLPage.lineChart(points.rows.map { HTMLPage.ChartPoint(day: $0.date.number, total: $0.totalValue.double, invested: $0.netInvested.double) },
+                                       axisLabel: { Human.money(Decimal($0.rounded())).replacingOccurrences(of: ".00", with: "") },
+                                       title: "Total value and net invested, \(first) to \(timeline.today)")
+        let months = timeline.history(interval: .month)
+        let cash = timeline.tracksCash
+        var rows: [[Cell]] = []
+        for r in months.rows.suffix(12).reversed() {
+            rows.append([Cell(r.date.description + (r.partial ? " (partial)" : "")), Cell(Human.money(r.holdingsValue), numeric: true)]
+                        + (cash ? [Cell(r.cash.map(Human.money) ?? "—", numeric: true)] : [])
+                        + [Cell(Human.money(r.totalValue), numeric: true), Cell(Human.money(r.netInvested), numeric: true), .signed(Human.signedMoney(r.pnl))])
+        }
+        let headers: [(String, Bool)] = [("Month end", false), ("Holdings", true)] + (cash ? [("Cash", true)] : [])
+            + [("Total value", true), ("Net invested", true), ("P&L", true)]
+        return "<section><h2>Value over time</h2><p class=\"muted\">Every day's value at that day's prices (as 'history'); "
+            + "net invested counts every flow since the first transaction. The table shows the last 12 month ends; "
+            + "'bitpal history' prints them all.</p>" + chart
+            + HTMLPage.table(headers, rows, narrowHides: cash ? [1, 2] : [1]) + "</section>\n"
+    }
+
+    /// Performance for `max` and for each calendar year, as `performance` prints it.
+    private func performanceSection() -> String {
+        guard timeline.firstDay != nil else { return "" }
+        let today = timeline.today
+        let periods: [(String, PerformanceReport)] = [("All time", timeline.performance(.max))]
+            + timeline.calendarYears.reversed().map { (String($0), timeline.performance(.year($0))) }
+        let rows = periods.map { label, p in
+            let span = label == "All time" ? "\(label), from \(p.since)" : p.until == today ? "\(label), to \(p.until)" : label
+            return [Cell(span), Cell(Human.money(p.startValue), numeric: true), Cell(Human.money(p.endValue), numeric: true),
+                    .signed(Human.signedMoney(p.netFlows)), .signed(Human.signedMoney(p.gain)),
+                    .signed(Human.rate(p.twr) + (p.twrAnnualized.map { " (\(Human.rate($0)) a year)" } ?? "")), .signed(Human.rate(p.irr))]
+        }
+        return "<section><h2>Performance</h2><p class=\"muted\">TWR: the investments' own return, not fooled by money in and out "
+            + "(a year's rate beyond 366 days); IRR: the money-weighted rate a year (Act/365). As 'performance --period max' and '--period YYYY'.</p>"
+            + HTMLPage.table([("Period", false), ("Start", true), ("End", true), ("Net flows", true), ("Gain", true), ("TWR", true), ("IRR", true)],
+                             rows, narrowHides: [1, 2, 3])
             + "</section>\n"
     }
 
