@@ -9,12 +9,15 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// Allowed values, for help and shell completion.
     public var choices: [String]
+    /// The command needs it (its usage line shows it without brackets).
+    public var required: Bool
 
-    public init(_ name: String, _ valueName: String? = nil, _ help: String, choices: [String] = []) {
+    public init(_ name: String, _ valueName: String? = nil, _ help: String, choices: [String] = [], required: Bool = false) {
         self.name = name
         self.valueName = valueName
         self.help = help
         self.choices = choices
+        self.required = required
     }
 }
 

@@ -30,7 +30,8 @@ public struct CommandSpec: Sendable {
         var parts = ["bitpal", name]
         if !arguments.isEmpty { parts.append(arguments) }
         for o in options {
-            parts.append(o.valueName.map { "[\(o.name) \($0)]" } ?? "[\(o.name)]")
+            let text = o.valueName.map { "\(o.name) \($0)" } ?? o.name
+            parts.append(o.required ? text : "[\(text)]")
         }
         return parts.joined(separator: " ")
     }

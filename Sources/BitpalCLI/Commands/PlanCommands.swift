@@ -4,8 +4,8 @@ import PortfolioCore
 /// `plan add|list|show|edit|remove` (allocation-plans.md, "Investment plans").
 enum PlanText {
     static let options = [
-        OptionSpec("--target", "AMOUNT", "the total value to reach (in the portfolio's base currency)"),
-        OptionSpec("--by", "DATE", "when to reach it"),
+        OptionSpec("--target", "AMOUNT", "the total value to reach (in the portfolio's base currency)", required: true),
+        OptionSpec("--by", "DATE", "when to reach it", required: true),
         OptionSpec("--monthly", "AMOUNT", "what you put in each month (for the projection)"),
         OptionSpec("--return", "PCT", "expected yearly return in percent (default 0)"),
         OptionSpec("--risk", "LEVEL", "very-low, low, moderate (default), high or very-high", choices: InvestmentPlan.Risk.allCases.map(\.rawValue)),
@@ -181,7 +181,7 @@ struct PlanShowCommand: Command {
 struct PlanEditCommand: Command {
     static let spec = CommandSpec(
         name: "plan edit", summary: "Change a plan", arguments: "NAME",
-        options: PlanText.options + [OptionSpec("--status", "STATUS", "active, paused, completed or cancelled",
+        options: PlanText.options.map { var o = $0; o.required = false; return o } + [OptionSpec("--status", "STATUS", "active, paused, completed or cancelled",
                                                 choices: InvestmentPlan.Status.allCases.map(\.rawValue))],
         group: "Goals and habits", examples: ["bitpal plan edit retirement --monthly 2500", "bitpal plan edit house --status completed"])
 

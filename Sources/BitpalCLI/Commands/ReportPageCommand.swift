@@ -6,7 +6,7 @@ import PortfolioCore
 struct ReportPageCommand: Command {
     static let spec = CommandSpec(
         name: "report", summary: "Write a self-contained HTML page: summary, holdings, allocation, value chart, performance, income, gains",
-        options: [OptionSpec("--html", "FILE", "where to write the page ('-' for standard output)"), ReportOptions.all],
+        options: [OptionSpec("--html", "FILE", "where to write the page ('-' for standard output)", required: true), ReportOptions.all],
         group: "Reports",
         details: """
         One file with no scripts and nothing fetched when it opens (inline SVG and CSS): open it in any

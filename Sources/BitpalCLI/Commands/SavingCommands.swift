@@ -63,9 +63,9 @@ struct SavingAddCommand: Command {
     static let spec = CommandSpec(
         name: "saving add", summary: "A habit: an amount of an asset on every due date", arguments: "NAME",
         options: [
-            OptionSpec("--asset", "ASSET", "what to buy (a coin or a registered asset)"),
-            OptionSpec("--amount", "MONEY", "money per due date, the fee included (in the currency the asset is bought in)"),
-            OptionSpec("--every", "PERIOD", "day, week, 2weeks or month", choices: SavingText.frequencies),
+            OptionSpec("--asset", "ASSET", "what to buy (a coin or a registered asset)", required: true),
+            OptionSpec("--amount", "MONEY", "money per due date, the fee included (in the currency the asset is bought in)", required: true),
+            OptionSpec("--every", "PERIOD", "day, week, 2weeks or month", choices: SavingText.frequencies, required: true),
             OptionSpec("--start", "DATE", "the first due date (default today); monthly plans keep its day of month"),
             OptionSpec("--fee", "MONEY", "fee per buy, taken from the amount (default 0)"),
             OptionSpec("--from", "SOURCE", "outside (default: a linked deposit when the portfolio tracks cash) or cash",
