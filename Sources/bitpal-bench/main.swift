@@ -328,13 +328,33 @@ if let (n, dir) = options.generate {
         exit(0)
     }
     if options.workloads == ["history"] {
-        // The price history beside the book, written as the cache writes it.
-        if let broken = try? PriceCache(directory: dir).append(dailyHistory()) { print("price cache: \(broken)") }
+        // The price history beside the book, written as the cache writes it; bitcoin's goes on to today,
+        // so a weekly saving plan started in 2020 has a price for every date it catches up.
+        let history = dailyHistory()
+        var quotes = history
+        let lastDay = 1_577_836_800 + 1826 * 86_400
+        for d in 1...Int((Date().timeIntervalSince1970 - Double(lastDay)) / 86_400) {
+            quotes.append(Quote(coinId: "bitcoin", price: Decimal(60_000 + d), time: Date(timeIntervalSince1970: TimeInterval(lastDay + d * 86_400)), source: .coingecko))
+        }
+        if let broken = try? PriceCache(directory: dir).append(quotes) { print("price cache: \(broken)") }
+        // The same five years as a ledger price file (`price import`).
+        var ledger = ""
+        for q in history { ledger += "P \(ISODate.format(q.time).prefix(10)) \"\(q.coinId)\" \(q.price) USD\n" }
+        _ = FileManager.default.createFile(atPath: dir + "/prices.ledger", contents: Data(ledger.utf8))
     }
     let generated = synthesize(n)
-    let portfolio = Book(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
+    var portfolio = Book(transactions: generated.transactions, manualPrices: CoinCatalog.builtin.prefix(50).enumerated().map { i, c in
         Quote(coinId: c.id, price: Decimal(i * 37 + 1), time: Date(), source: .manual)
     })
+    if options.workloads == ["history"] {
+        // Habits and alerts (allocation-plans.md, history-performance.md): a weekly plan to catch up since
+        // 2020, and 20 alerts.
+        portfolio.savingPlans = [SavingPlan(name: "weekly-btc", portfolio: Portfolio.mainName, assetId: "bitcoin", amount: Fixed18(units: 100 * Fixed18.scale),
+                                            fee: Fixed18(units: Fixed18.scale), frequency: .week, startDay: 18_262)]  // 2020-01-01
+        portfolio.alerts = CoinCatalog.builtin.prefix(20).enumerated().map { i, c in
+            PriceAlert(id: i + 1, assetId: c.id, condition: i % 2 == 0 ? .above : .below, threshold: Fixed18(units: UInt128(i * 37 + 20) * Fixed18.scale), currency: "USD")
+        }
+    }
     _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(portfolio)))
     _ = FileManager.default.createFile(atPath: dir + "/rows.csv", contents: Data(generated.csv.utf8))
     print("wrote \(n) transactions to \(dir)/portfolio.json and \(dir)/rows.csv")
@@ -352,7 +372,13 @@ defer { try? FileManager.default.removeItem(atPath: root) }
 
 /// Targets in ms by (workload, size, command); peak RSS targets apply at 1M.
 func target(_ workload: String, _ n: Int, _ command: String) -> Double? {
-    if workload == "history" { return command == "holdings" ? 40 : 300 }
+    if workload == "history" {
+        switch command {
+        case "holdings", "alert check (20 alerts)": return 40
+        case "report --html", "saving run (weekly since 2020)", "price import (91k lines)": return 1000
+        default: return 300
+        }
+    }
     if workload == "mixed" {
         switch (n, command) {
         case (1_000_000, "holdings (fifo)"), (1_000_000, "holdings (lifo)"), (1_000_000, "holdings (hifo)"): return 2000
@@ -439,6 +465,11 @@ for n in options.sizes {
             ("history --chart", ["history", "--chart"], false, nil, nil),
             ("performance --period max", ["performance", "--period", "max"], false, nil, nil),
             ("performance --period max --flows --json", ["performance", "--period", "max", "--flows", "--json"], false, nil, nil),
+            ("report --html", ["report", "--html", "\(dir)/report.html"], false, nil, nil),
+            ("alert check (20 alerts)", ["alert", "check", "--quiet"], true, nil, nil),
+            ("saving run (weekly since 2020)", ["saving", "run", "--quiet"], true, nil, nil),
+            // Last: it replaces the price cache (with the same five years) on every run.
+            ("price import (91k lines)", ["price", "import", "\(dir)/prices.ledger"], false, nil, nil),
         ]
     }
     if mixed {
@@ -461,6 +492,7 @@ for n in options.sizes {
                 unlink(store)
                 if mixed { copyFile("\(dir)/empty.json", store) }  // the portfolios and assets the rows name
             } else if writes || m.millis.isEmpty { copyFile(variant.map { "\(dir)/\($0)" } ?? seed, store) }
+            if name.hasPrefix("price import") { unlink("\(home)/prices.json") }  // into an empty cache each time
             let (ms, rss, status) = timeProcess(binary, args, env: env, stdinPath: input)
             if status != 0 { failed = true }
             m.millis.append(ms)

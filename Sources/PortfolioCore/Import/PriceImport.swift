@@ -52,7 +52,7 @@ public enum PriceImport {
     /// The format a file's first content line shows; `nil` when it shows none.
     public static func detect(_ bytes: [UInt8]) -> PriceFileFormat? {
         for (_, text) in lines(bytes) where !isSkipped(text) {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmedSpace
             if trimmed.hasPrefix("P ") || trimmed.hasPrefix("P\t") { return .ledger }
             let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if words.count >= 2, day(String(words[0])) != nil, words[1] == "price" { return .beancount }
@@ -119,7 +119,7 @@ public enum PriceImport {
     /// A beancount metadata line under a directive: indented `key: value`.
     static func isMetadata(_ line: String) -> Bool {
         guard line.first == " " || line.first == "\t" else { return false }
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmedSpace
         guard let colon = trimmed.firstIndex(of: ":"), colon != trimmed.startIndex else { return false }
         return trimmed[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
@@ -138,7 +138,7 @@ public enum PriceImport {
 
     /// `P DATE [TIME] COMMODITY AMOUNT [; comment]`.
     static func ledger(_ text: String, line: Int) throws(LineError) -> PriceLine {
-        var s = Scanner(withoutComment(Substring(text)).trimmingCharacters(in: .whitespaces))
+        var s = Scanner(withoutComment(Substring(text)).trimmedSpace)
         guard s.word() == "P", s.skipBlanks() else {
             throw LineError("not a price line (expected 'P DATE COMMODITY PRICE', e.g. 'P 2024-01-15 BTC 42000.00 USD')")
         }
@@ -189,7 +189,7 @@ public enum PriceImport {
             guard let cols = columns else {
                 var found: [String: Int] = [:]
                 for (i, name) in fields.enumerated() {
-                    let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+                    let key = name.trimmedSpace.lowercased()
                     let canonical = ["base": "asset", "commodity": "asset", "symbol": "asset", "coin": "asset", "amount": "price",
                                      "rate": "price", "quote": "currency"][key] ?? key
                     if found[canonical] == nil { found[canonical] = i }
@@ -207,7 +207,7 @@ public enum PriceImport {
                 file.problems.append((number, "\(fields.count) field\(fields.count == 1 ? "" : "s") where the header has \(width)"))
                 continue
             }
-            func cell(_ name: String) -> String { cols[name].map { fields[$0].trimmingCharacters(in: .whitespaces) } ?? "" }
+            func cell(_ name: String) -> String { cols[name].map { fields[$0].trimmedSpace } ?? "" }
             do throws(LineError) {
                 let dateText = cell("date")
                 guard !dateText.isEmpty else { throw LineError("no date") }
@@ -256,7 +256,7 @@ public enum PriceImport {
                 } else {
                     field.append(c)
                 }
-            } else if c == "\"" && field.trimmingCharacters(in: .whitespaces).isEmpty {
+            } else if c == "\"" && field.trimmedSpace.isEmpty {
                 field = ""
                 quoted = true
             } else if c == "," {
@@ -313,32 +313,35 @@ public enum PriceImport {
 
     /// A supported currency code (any case, maybe quoted) or symbol.
     static func currencyCode(_ text: String) throws(LineError) -> String {
-        let t = unquoted(text.trimmingCharacters(in: .whitespaces))
+        let t = unquoted(text.trimmedSpace)
         if let code = symbols[t] ?? CurrencyCode.parse(t) { return code }
         throw LineError(PortfolioError.unsupportedCurrency(t).description)
     }
 
     /// An amount: a number with an optional currency before or after it (`$42,000.00`, `42000 USD`).
     static func amount(_ raw: String) throws(LineError) -> (Fixed18, String?) {
-        let text = raw.trimmingCharacters(in: .whitespaces)
+        let text = raw.trimmedSpace
         guard !text.isEmpty else { throw LineError("no price") }
-        let chars = Array(text)
+        // Unicode scalars, not characters: a price file is long and grapheme breaking is slow.
+        let chars = text.unicodeScalars
+        func digit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
+        func string(_ part: Substring.UnicodeScalarView) -> String { String(Substring(part)) }
         // The number: the first run of digits, '.' and ',' (with a sign just before it); around it, the currency.
-        guard let start = chars.firstIndex(where: { $0.isASCII && ($0.isNumber || $0 == ".") }) else {
+        guard let start = chars.firstIndex(where: { digit($0) || $0 == "." }) else {
             throw LineError("'\(TextEscaping.shortened(text))' has no number")
         }
         var end = start
-        while end < chars.count, chars[end].isASCII, chars[end].isNumber || chars[end] == "." || chars[end] == "," { end += 1 }
-        var before = String(chars[..<start]).trimmingCharacters(in: .whitespaces)
-        let after = String(chars[end...]).trimmingCharacters(in: .whitespaces)
+        while end < chars.endIndex, digit(chars[end]) || chars[end] == "." || chars[end] == "," { end = chars.index(after: end) }
+        var before = string(chars[..<start]).trimmedSpace
+        let after = string(chars[end...]).trimmedSpace
         var negative = false
         if before.hasSuffix("-") || before.hasPrefix("-") {
             negative = true
             before = before.hasSuffix("-") ? String(before.dropLast()) : String(before.dropFirst())
-            before = before.trimmingCharacters(in: .whitespaces)
+            before = before.trimmedSpace
         }
-        if before.hasSuffix("+") { before = String(before.dropLast()).trimmingCharacters(in: .whitespaces) }
-        var number = String(chars[start..<end])
+        if before.hasSuffix("+") { before = String(before.dropLast()).trimmedSpace }
+        var number = string(chars[start..<end])
         if !before.isEmpty && !after.isEmpty {
             throw LineError("'\(TextEscaping.shortened(text))' names a currency on both sides of the number")
         }
@@ -371,47 +374,76 @@ public enum PriceImport {
 
     /// Words of a ledger line, with a double-quoted commodity kept whole.
     struct Scanner {
-        var chars: [Character]
-        var i = 0
-        init(_ text: String) { chars = Array(text) }
+        /// Unicode scalars, not characters: a price file is long and grapheme breaking is slow.
+        let chars: String.UnicodeScalarView
+        var i: String.Index
+        init(_ text: String) {
+            chars = text.unicodeScalars
+            i = chars.startIndex
+        }
 
-        var rest: String { String(chars[i...]) }
+        private func string(_ part: Substring.UnicodeScalarView) -> String { String(Substring(part)) }
+        private func blank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" }
+
+        var rest: String { string(chars[i...]) }
 
         @discardableResult
         mutating func skipBlanks() -> Bool {
             let start = i
-            while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
+            while i < chars.endIndex, blank(chars[i]) { i = chars.index(after: i) }
             return i > start
         }
 
-        func peekWord() -> String? {
+        private func wordEnd() -> String.Index {
             var j = i
-            while j < chars.count, chars[j] != " " && chars[j] != "\t" { j += 1 }
-            return j > i ? String(chars[i..<j]) : nil
+            while j < chars.endIndex, !blank(chars[j]) { j = chars.index(after: j) }
+            return j
+        }
+
+        func peekWord() -> String? {
+            let j = wordEnd()
+            return j > i ? string(chars[i..<j]) : nil
         }
 
         mutating func word() -> String? {
-            guard let w = peekWord() else { return nil }
-            i += w.count
-            return w
+            let j = wordEnd()
+            guard j > i else { return nil }
+            defer { i = j }
+            return string(chars[i..<j])
         }
 
         /// `"ANY TEXT"` or a run up to the next blank.
         mutating func commodity() throws(LineError) -> String {
-            guard i < chars.count else { return "" }
+            guard i < chars.endIndex else { return "" }
             if chars[i] == "\"" {
-                guard let close = chars[(i + 1)...].firstIndex(of: "\"") else { throw LineError("a quoted commodity is not closed") }
-                let name = String(chars[(i + 1)..<close])
-                i = close + 1
+                let open = chars.index(after: i)
+                guard let close = chars[open...].firstIndex(of: "\"") else { throw LineError("a quoted commodity is not closed") }
+                let name = string(chars[open..<close])
+                i = chars.index(after: close)
                 skipBlanks()
                 return name
             }
-            // An unquoted symbol ends at a blank (or where a number starts, as in `BTC$42000`).
-            let start = i
-            while i < chars.count, chars[i] != " ", chars[i] != "\t" { i += 1 }
-            let name = String(chars[start..<i])
+            // An unquoted symbol ends at a blank.
+            let name = word() ?? ""
             skipBlanks()
             return name
         }
+    }
+}
+
+extension String {
+    /// Without white space at either end: what `trimmingCharacters(in: .whitespaces)` gives for a
+    /// line of a price file (a carriage return too), without going through `NSString` or grapheme
+    /// breaking (most of an import's time on a long file).
+    var trimmedSpace: String { Substring(self).trimmedSpace }
+}
+
+extension Substring {
+    /// See `String.trimmedSpace`.
+    var trimmedSpace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(Substring(scalars[first...last]))
     }
 }

@@ -91,7 +91,7 @@ public struct PriceCache: Sendable {
         var outcome = Merge()
         var existing: [Quote]
         do {
-            existing = try load()
+            existing = try loadHistory()  // the fast reader; anything unusual is read by `load()`
         } catch {
             guard case .malformed = error.reason else { throw error }
             if write { guard rename(path, path + ".unreadable") == 0 else { throw error } }
