@@ -7,6 +7,28 @@ enum PriceFileCommand {
                                          choices: PriceFileFormat.allCases.map(\.rawValue))
     static let dryRunOption = OptionSpec("--dry-run", nil, "check and report without writing")
 
+    /// What `price import` and `fx import` take: the file, its format, and whether to write.
+    struct Arguments {
+        var source: String
+        var format: PriceFileFormat?
+        var dryRun: Bool
+
+        init(parsing a: inout ArgumentList) throws {
+            source = try a.popPositional("FILE (or - for standard input)")
+            if let text = a.popOption("--format") {
+                guard let f = PriceFileFormat(rawValue: text.lowercased()) else {
+                    throw UsageError.invalidChoice(option: "--format", value: text, choices: PriceFileFormat.allCases.map(\.rawValue))
+                }
+                format = f
+            }
+            dryRun = a.popFlag("--dry-run")
+        }
+
+        func run(kind: PriceImportKind, context: Context) throws -> ExitCode {
+            try PriceFileCommand.run(source: source, format: format, dryRun: dryRun, kind: kind, context: context)
+        }
+    }
+
     static let formats = """
     Formats (recognised from the content unless --format says):
       ledger/hledger  P 2024-01-15 BTC 42000.00 USD   P 2024-01-15 12:00:00 "BTC" $42,000.00
@@ -97,19 +119,11 @@ struct PriceImportCommand: Command {
         examples: ["bitpal price import prices.journal", "bitpal price import prices.beancount --dry-run",
                    "pricehist fetch coingecko BTC/USD -s 2024-01-01 -o csv | bitpal price import -"])
 
-    var source: String
-    var format: PriceFileFormat?
-    var dryRun: Bool
+    var file: PriceFileCommand.Arguments
 
-    init(parsing a: inout ArgumentList) throws {
-        source = try a.popPositional("FILE (or - for standard input)")
-        format = a.popOption("--format").flatMap(PriceFileFormat.init(rawValue:))
-        dryRun = a.popFlag("--dry-run")
-    }
+    init(parsing a: inout ArgumentList) throws { file = try PriceFileCommand.Arguments(parsing: &a) }
 
-    func run(_ context: Context) throws -> ExitCode {
-        try PriceFileCommand.run(source: source, format: format, dryRun: dryRun, kind: .prices, context: context)
-    }
+    func run(_ context: Context) throws -> ExitCode { try file.run(kind: .prices, context: context) }
 }
 
 struct FXImportCommand: Command {
@@ -125,19 +139,11 @@ struct FXImportCommand: Command {
         """,
         examples: ["bitpal fx import rates.journal", "bitpal fx import eurusd.csv --dry-run"])
 
-    var source: String
-    var format: PriceFileFormat?
-    var dryRun: Bool
+    var file: PriceFileCommand.Arguments
 
-    init(parsing a: inout ArgumentList) throws {
-        source = try a.popPositional("FILE (or - for standard input)")
-        format = a.popOption("--format").flatMap(PriceFileFormat.init(rawValue:))
-        dryRun = a.popFlag("--dry-run")
-    }
+    init(parsing a: inout ArgumentList) throws { file = try PriceFileCommand.Arguments(parsing: &a) }
 
-    func run(_ context: Context) throws -> ExitCode {
-        try PriceFileCommand.run(source: source, format: format, dryRun: dryRun, kind: .rates, context: context)
-    }
+    func run(_ context: Context) throws -> ExitCode { try file.run(kind: .rates, context: context) }
 }
 
 struct PriceFetchHistoryCommand: Command {

@@ -37,9 +37,6 @@ public struct PriceBook: Sendable {
         return quotes.last { $0.time == newest.time && $0.currency == currency } ?? newest
     }
 
-    /// Every asset (and `fx:` pair) with a quote.
-    public var coinIds: [String] { Array(byCoin.keys) }
-
     /// No quote of any coin.
     public var isEmpty: Bool { byCoin.isEmpty }
 

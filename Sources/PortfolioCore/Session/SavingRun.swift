@@ -78,19 +78,10 @@ public struct SavingPrices {
 
     /// - Parameters:
     ///   - prices: every quote (manual and cached), with history.
-    public init(book: Book, prices: PriceBook, timeZone: TimeZone) {
+    ///   - rates: every rate known over time (`Session.historyRates`).
+    public init(prices: PriceBook, rates: [FXRate], timeZone: TimeZone) {
         self.prices = prices
         self.timeZone = timeZone
-        // Rates typed by hand, then every fetched or imported rate in the cache.
-        var rates = book.fxRates
-        for id in prices.coinIds where id.hasPrefix("fx:") {
-            let pair = id.dropFirst(3).split(separator: "/").map(String.init)
-            guard pair.count == 2 else { continue }
-            for q in prices.history(id) {
-                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
-                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
-            }
-        }
         self.rates = FXTable(rates)
     }
 
@@ -219,6 +210,12 @@ extension Book {
 }
 
 extension Session {
+    /// What saving plans are priced with: every quote and every rate known over time.
+    func savingPrices(_ book: Book, timeZone: TimeZone) -> SavingPrices {
+        let prices = priceBook(book, history: true)
+        return SavingPrices(prices: prices, rates: historyRates(book, prices: prices), timeZone: timeZone)
+    }
+
     /// `saving run`: every open due date of every active automatic plan up to today, oldest first,
     /// each recorded exactly once.
     ///
@@ -233,9 +230,9 @@ extension Session {
         let before = try loadBook()
         var failed: [String: Error] = [:]
         if !offline {
-            failed = fetchSavingPrices(before, today: today, prices: SavingPrices(book: before, prices: priceBook(before, history: true), timeZone: timeZone))
+            failed = fetchSavingPrices(before, today: today, prices: savingPrices(before, timeZone: timeZone))
         }
-        var prices = SavingPrices(book: before, prices: priceBook(before, history: true), timeZone: timeZone)
+        var prices = savingPrices(before, timeZone: timeZone)
         prices.failed = failed
         let firstFailure = failed.sorted { $0.key < $1.key }.first?.value
         return try store.update(now: now, names: names) { book in
@@ -311,7 +308,7 @@ extension Session {
     public func waitingSavingDates(timeZone: TimeZone, names: MessageNames) throws -> [SavingWaiting] {
         let today = ISODate.dayNumber(of: now, in: timeZone)
         var book = try loadBook()
-        let prices = SavingPrices(book: book, prices: priceBook(book, history: true), timeZone: timeZone)
+        let prices = savingPrices(book, timeZone: timeZone)
         var waiting: [SavingWaiting] = []
         for plan in book.savingPlans where plan.active && plan.method == .manual {
             for day in plan.openDays(through: today) {
@@ -334,7 +331,7 @@ extension Session {
     /// the run's rule, from what is known), dated `date` (default the due date), and moves the plan on.
     public func confirmSavingDate(name: String, price given: Fixed18?, date: Date?, timeZone: TimeZone, names: MessageNames) throws -> SavingRecorded {
         let known = try loadBook()
-        let prices = SavingPrices(book: known, prices: priceBook(known, history: true), timeZone: timeZone)
+        let prices = savingPrices(known, timeZone: timeZone)
         return try store.update(now: now, names: names) { book in
             guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw SavingPlanError.notFound(name)

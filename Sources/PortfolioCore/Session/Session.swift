@@ -168,21 +168,29 @@ public final class Session {
     public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames,
                         tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
         let ledger = checkedLedger(book, names: names, tune: tune)
-        var prices = priceBook(book)
-        // Values in the chosen portfolios' base (the default portfolio's when they differ).
+        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: false)
+        var reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
+                              asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
+        reports.portfolioBases = Dictionary(book.portfolios.map { ($0.name, $0.baseCurrency) }, uniquingKeysWith: { a, _ in a })
+        return reports
+    }
+
+    /// The prices a report of `portfolios` uses (with `history`, every quote) and the currency it shows:
+    /// `currency`, else the portfolios' common base, else the default portfolio's. With `refresh`, the
+    /// held coins' quotes (in every base they are shown in, one request) and the rates are refreshed
+    /// first under the reports' rule (over 60 s old, never offline, not after a recent failure).
+    func prices(_ book: Book, ledger: Ledger, portfolios: Set<String>, currency: String?, refresh: Bool,
+                history: Bool) throws -> (prices: PriceBook, base: String) {
+        var prices = priceBook(book, history: history)
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
         let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
         if refresh {
             let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
                 .map(\.assetId)
-            // Coins are fetched in each base they are shown in, in the same one request.
             prices = try refreshIfNeeded(coins: coins, book: prices, currencies: Array(bases.union([base])).sorted())
-            prices = refreshRatesIfNeeded(book, prices: prices)
+            prices = refreshRatesIfNeeded(book, prices: prices, history: history)
         }
-        var reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
-                              asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
-        reports.portfolioBases = Dictionary(book.portfolios.map { ($0.name, $0.baseCurrency) }, uniquingKeysWith: { a, _ in a })
-        return reports
+        return (prices, base)
     }
 
     // MARK: Names

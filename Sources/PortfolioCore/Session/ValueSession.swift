@@ -11,15 +11,7 @@ extension Session {
     public func timeline(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, timeZone: TimeZone,
                          names: MessageNames) throws -> ValueTimeline {
         let ledger = checkedLedger(book, names: names) { $0.keepingChanges = true }
-        var prices = priceBook(book, history: true)
-        let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
-        let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
-        if refresh {
-            let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
-                .map(\.assetId)
-            prices = try refreshIfNeeded(coins: coins, book: prices, currencies: Array(bases.union([base])).sorted())
-            prices = refreshRatesIfNeeded(book, prices: prices, history: true)
-        }
+        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: true)
         var chosen: [String: ValueTimeline.PortfolioInfo] = [:]
         for p in book.portfolios where portfolios.contains(p.name) {
             chosen[p.name] = ValueTimeline.PortfolioInfo(baseCurrency: p.baseCurrency, tracksCash: p.trackCash)
@@ -37,7 +29,7 @@ extension Session {
             guard pair.count == 2 else { continue }
             for q in prices.history(newest.coinId) {
                 guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
-                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: .coingecko))
+                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
             }
         }
         return rates
