@@ -307,6 +307,11 @@ final class CLITests: XCTestCase {
         let s = Sandbox(now: "2026-11-22T02:00:00Z")
         let r = s.ok(["demo"])
         XCTAssertTrue(r.out.contains("$ bitpal holdings") && r.out.contains("$ bitpal summary") && r.out.contains("Bitcoin"))
+        // The sample's made-up price history gives days to chart and a performance to measure, the same on every run.
+        XCTAssertTrue(r.out.contains("$ bitpal history --chart\nValue of 'main' in USD, daily, 2024-01-05 to 2026-11-22\n"), r.out)
+        XCTAssertTrue(r.out.contains("\nTWR "), r.out)
+        func chart(_ out: String) -> String { out.components(separatedBy: "$ bitpal history --chart").last ?? "" }
+        XCTAssertEqual(chart(s.ok(["demo"]).out), chart(r.out))
         XCTAssertNil(s.storeBytes)
         XCTAssertFalse(FileManager.default.fileExists(atPath: s.dir))
         let keep = s.dir + "/keep"

@@ -6,7 +6,13 @@ struct DemoCommand: Command {
         name: "demo", summary: "Show bitpal on a sample portfolio (never touches your data)",
         options: [OptionSpec("--keep", "DIR", "keep the sample in DIR (a new or empty folder) to explore with --data-dir DIR")],
         group: "Getting started",
-        details: "Builds a sample book (coins, a registered stock with a dividend and a split, a reward, a transfer,\na swap, a second portfolio fed by a move, manual prices) in a temporary folder, prints the latest\ntransactions, holdings by portfolio, income, closed positions, the cost-basis methods compared\nand the summary, then removes the folder. Offline.",
+        details: """
+        Builds a sample book (coins, a registered stock with a dividend and a split, a reward, a transfer,
+        a swap, a second portfolio fed by a move, a portfolio with cash, one in euros, manual prices and a
+        made-up daily price history) in a temporary folder, prints the latest transactions, holdings by
+        portfolio, income, closed positions, the cost-basis methods compared, the summary, the value over
+        time as a chart and its performance, then removes the folder. Offline.
+        """,
         examples: ["bitpal demo", "bitpal demo --keep /tmp/bitpal-demo && bitpal --data-dir /tmp/bitpal-demo list"])
 
     var keep: String?
@@ -50,6 +56,52 @@ struct DemoCommand: Command {
     static let prices: [(String, String)] = [
         ("bitcoin", "97250.5"), ("ethereum", "3412.75"), ("solana", "168.4"), ("dogecoin", "0.2875"), ("AAPL", "229.87"), ("VOO", "530.60"),
     ]
+
+    /// Prices each asset had on some days (its trades' prices), the path of its sample history runs through.
+    static let anchors: [String: [(String, Double)]] = [
+        "bitcoin": [("2024-01-02", 44000), ("2024-01-05", 42000), ("2024-04-02", 66000), ("2024-07-08", 52000), ("2024-11-12", 88000)],
+        "ethereum": [("2024-01-02", 2300), ("2024-02-10", 2300), ("2024-03-01", 3400), ("2024-05-20", 3750)],
+        "solana": [("2024-01-02", 100), ("2024-04-05", 140), ("2024-06-01", 165)],
+        "dogecoin": [("2024-01-02", 0.09), ("2024-04-01", 0.08), ("2024-12-05", 0.39)],
+        "AAPL": [("2024-01-02", 185), ("2024-01-15", 185.2), ("2024-06-09", 196)],  // a 4-for-1 split on 2024-06-10
+        "VOO": [("2024-01-02", 434), ("2024-01-03", 435.1)],
+    ]
+
+    /// A daily price history of the sample's assets from 2024-01-02 to today (local days), each a random
+    /// walk pinned to the prices of its trades and ending at its price today: what `price import` or
+    /// `price fetch-history` would leave in the cache, so that `history` and `performance` have days to
+    /// show. The same on every run.
+    static func sampleHistory(now: Date, zone: TimeZone) throws -> [Quote] {
+        var g = SplitMix64(seed: 0xB17_7A1)
+        let today = ISODate.dayNumber(of: now, in: zone)
+        var quotes: [Quote] = []
+        for (asset, final) in prices {
+            guard let end = Double(final) else { continue }
+            // The pins, in order: the trades' prices, then today's (after a split, before it in old units).
+            var pins = (anchors[asset] ?? []).compactMap { d, p in ISODate.dayNumber(ofDay: d).map { ($0, p) } }
+            let split = asset == "AAPL" ? ISODate.dayNumber(ofDay: "2024-06-10") : nil
+            if let split { pins.append((split, 196.0 / 4)) }
+            pins.append((today, end))
+            pins.sort { $0.0 < $1.0 }
+            for (a, b) in zip(pins, pins.dropFirst()) where b.0 > a.0 {
+                // A Brownian bridge in log price from pin to pin, about 2.5% a day.
+                let n = Int(b.0 - a.0)
+                var walk = [0.0]
+                for _ in 0..<n { walk.append((walk.last ?? 0) + (Double(g.below(2001)) - 1000) / 1000 * 0.043) }
+                for i in 0..<n {
+                    let t = Double(i) / Double(n)
+                    let log = Foundation.log(a.1) + (Foundation.log(b.1) - Foundation.log(a.1)) * t + walk[i] - walk[n] * t
+                    let price = exp(log)
+                    let text = String(format: price < 1 ? "%.4f" : "%.2f", price)
+                    guard let value = DecimalLiteral.parse(utf8: text.utf8)?.value else { continue }
+                    let day = a.0 + Int64(i)
+                    quotes.append(Quote(coinId: asset, price: value, time: ISODate.start(ofDay: day, in: zone).addingTimeInterval(20 * 3600),
+                                        source: .imported, currency: "USD"))
+                }
+            }
+        }
+        return quotes
+    }
 
     static func samplePortfolio(now: Date, zone: TimeZone) throws -> Book {
         var p = Book(portfolios: [Portfolio(name: "main", description: "long term", createdDate: now),
@@ -110,6 +162,10 @@ struct DemoCommand: Command {
             book.fxRates = sample.fxRates
             return (true, ())
         }
+        // Today's quotes are the manual prices; the days before come from the sample history.
+        try PriceCache(directory: folder).append(try Self.sampleHistory(now: context.now, zone: context.timeZone).filter {
+            ISODate.dayNumber(of: $0.time, in: context.timeZone) < ISODate.dayNumber(of: context.now, in: context.timeZone)
+        }, now: context.now, timeZone: context.timeZone)
         var globals = context.globals
         globals.dataDir = folder
         globals.offline = true
@@ -137,8 +193,15 @@ struct DemoCommand: Command {
         _ = try CompareCommand(period: Period(), currency: nil).run(demo)
         demo.out("\n" + bold("$ bitpal summary --all") + "\n")
         _ = try SummaryCommand(all: true).run(demo)
+        demo.out("\n" + bold("$ bitpal history --chart") + "\n")
+        var chart = try ArgumentList(["--chart"], command: "history", usage: "", options: HistoryCommand.spec.options)
+        _ = try HistoryCommand(parsing: &chart).run(demo)
+        demo.out("\n" + bold("$ bitpal performance") + "\n")
+        var max = try ArgumentList([], command: "performance", usage: "", options: PerformanceCommand.spec.options)
+        _ = try PerformanceCommand(parsing: &max).run(demo)
         if keep != nil {
-            demo.out("\nKept in \(folder). Explore it with: bitpal --data-dir \(folder) list\n")
+            demo.out("\nKept in \(folder). Explore it with: bitpal --data-dir \(folder) list, or see it as a page: "
+                     + "bitpal --data-dir \(folder) report --html report.html\n")
         } else {
             demo.out("""
 
