@@ -136,7 +136,10 @@ struct DemoCommand: Command {
             p.manualPrices.append(Quote(coinId: asset, price: try Decimal(parsing: price), time: now, source: .manual))
         }
         p.watchlist = [WatchEntry(coinId: "polkadot", dateAdded: now)]
-        p.fxRates = [FXRate(from: "EUR", to: "USD", rate: try fixed("1.08"), date: now)]
+        // Rates through the history (so every past day of 'eu' converts), and today's.
+        p.fxRates = try [("2024-01-02", "1.10"), ("2024-07-01", "1.07"), ("2025-07-01", "1.17")].compactMap { day, rate in
+            try ISODate.parseDay(utf8: day.utf8).map { FXRate(from: "EUR", to: "USD", rate: try fixed(rate), date: ISODate.startOfDay($0, in: zone)) }
+        } + [FXRate(from: "EUR", to: "USD", rate: try fixed("1.08"), date: now)]
         return p
     }
 

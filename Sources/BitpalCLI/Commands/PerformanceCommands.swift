@@ -4,11 +4,11 @@ import PortfolioCore
 extension Context {
     /// The value over time of the chosen portfolios (every active one with `all`), with current
     /// prices refreshed under the reports' 60-second rule (never offline); and how to name them.
-    func timeline(all: Bool) throws -> (timeline: ValueTimeline, title: String) {
+    func timeline(all: Bool, refresh: Bool = true) throws -> (timeline: ValueTimeline, title: String) {
         let session = try session()
         var book = try session.loadBook()
         let chosen = try selection(in: book, all: all)
-        let timeline = try session.timeline(book, portfolios: chosen, refresh: true, timeZone: timeZone, names: names)
+        let timeline = try session.timeline(book, portfolios: chosen, refresh: refresh, timeZone: timeZone, names: names)
         Parallel.discard(&book, leaving: Book())
         Human.symbol = Human.symbol(of: timeline.currency)
         let title = all ? "all portfolios" : "'\(TextEscaping.escaped(chosen.first ?? ""))'"

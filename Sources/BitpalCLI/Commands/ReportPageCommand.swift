@@ -27,7 +27,7 @@ struct ReportPageCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all) { $0.keepingDisposals = true }
-        let (timeline, _) = try context.timeline(all: all)
+        let (timeline, _) = try context.timeline(all: all, refresh: false)  // the reports just refreshed
         Human.symbol = Human.symbol(of: reports.baseCurrency)
         let session = try context.session()
         let settings = try session.loadSettings()

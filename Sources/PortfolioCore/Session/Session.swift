@@ -444,10 +444,8 @@ public final class Session {
         guard !currencies(of: book).union(bases).subtracting(bases).isEmpty || bases.count > 1 else { return prices }
         let newest = prices.latestQuotes.filter { $0.coinId.hasPrefix("fx:") }.map(\.time).max()
         if let newest, now.timeIntervalSince(newest) < 60 { return prices }
-        if let failure = rememberedNetworkFailure() {
-            notify(.pricesNotRefreshedRecently(failure, known: newest != nil))
-            return prices
-        }
+        // After a recent failure the prices' refresh (just before) has said so: not twice.
+        if rememberedNetworkFailure() != nil { return prices }
         do {
             _ = try refreshRates(book, purpose: .automatic)
             return priceBook(book, history: history)
