@@ -402,4 +402,30 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(r.code, .failure)
         XCTAssertTrue(r.err.contains("two saving plans are named 'a'"), r.err)
     }
+
+    /// Two plans spending one cash balance: dates in order, each plan stopping at its first date that
+    /// would overdraw (found by bisection, with the same answer as date by date).
+    func testTwoCashPlansStopEachAtItsFirstOverdraw() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "broker", "--cash"])
+        s.ok(["cash", "deposit", "1000", "--date", "2024-05-01", "--portfolio", "broker"])
+        s.ok(["price", "set", "btc", "50000", "--date", "2024-05-19"])
+        s.ok(["price", "set", "btc", "50000", "--date", "2024-05-27"])
+        s.ok(["saving", "add", "a", "--asset", "btc", "--amount", "100", "--every", "day", "--start", "2024-05-20", "--from", "cash", "--portfolio", "broker"])
+        s.ok(["saving", "add", "b", "--asset", "btc", "--amount", "150", "--every", "week", "--start", "2024-05-20", "--from", "cash", "--portfolio", "broker"])
+        let r = s.run(["saving", "run", "--json"])
+        XCTAssertEqual(r.code, .failure, r.description)
+        let out = try json(r)
+        let recorded = (out["recorded"] as? [[String: Any]])?.map { "\($0["plan"] ?? "") \($0["date"] ?? "")" }
+        XCTAssertEqual(recorded, ["a 2024-05-20", "b 2024-05-20", "a 2024-05-21", "a 2024-05-22", "a 2024-05-23", "a 2024-05-24", "a 2024-05-25",
+                                  "a 2024-05-26", "a 2024-05-27"])
+        XCTAssertEqual(Set((out["waiting"] as? [[String: String]]) ?? []), [["plan": "b", "date": "2024-05-27", "reason": "no-cash"],
+                                                                           ["plan": "a", "date": "2024-05-28", "reason": "no-cash"]])
+        XCTAssertTrue(s.ok(["cash", "balance", "--portfolio", "broker"]).out.contains("$50.00"))
+        XCTAssertEqual(try plans(s).map { $0["nextDueDate"] as? String }, ["2024-05-28", "2024-05-27"])
+        let due = try json(s.ok(["saving", "due", "--json"]))["due"] as? [[String: String]]
+        let lines: [String] = (due ?? []).map { d in [d["plan"] ?? "", d["date"] ?? "", d["reason"] ?? ""].joined(separator: " ") }
+        XCTAssertEqual(lines, ["b 2024-05-27 no-cash", "a 2024-05-28 no-cash", "a 2024-05-29 no-cash", "a 2024-05-30 no-cash",
+                               "a 2024-05-31 no-cash", "a 2024-06-01 no-cash"])
+    }
 }

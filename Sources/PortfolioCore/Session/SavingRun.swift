@@ -238,24 +238,16 @@ extension Session {
         return try store.update(now: now, names: names) { book in
             var run = SavingRunResult(serviceFailure: firstFailure)
             let original = book
-            record(into: &book, run: &run, today: today, prices: prices, checkingCash: false)
-            if run.recorded.contains(where: { book.savingPlans.first(named: $0.plan)?.from == .cash }) {
-                do {
-                    try book.admit(from: original, now: now)
-                } catch {
-                    // Some buy overdraws: record again, checking each date that spends cash on its own.
-                    book = original
-                    run = SavingRunResult(serviceFailure: firstFailure)
-                    record(into: &book, run: &run, today: today, prices: prices, checkingCash: true)
-                }
-            }
+            record(into: &book, run: &run, today: today, prices: prices)
+            settleCash(&book, run: &run, original: original)
             return (!dryRun && !run.recorded.isEmpty, run)
         }
     }
 
     /// Records every open due date it can into `book` (see `runSavingPlans`): all plans' dates in date
     /// order (plans in their order on the same day), a plan stopping at its first date that waits.
-    private func record(into book: inout Book, run: inout SavingRunResult, today: Int64, prices: SavingPrices, checkingCash: Bool) {
+    /// Cash is not checked here (`settleCash` does).
+    private func record(into book: inout Book, run: inout SavingRunResult, today: Int64, prices: SavingPrices) {
         var stuck = Set<Int>()
         while true {
             var next: (day: Int64, index: Int)?
@@ -282,24 +274,60 @@ extension Session {
                 wait(.noPrice, Book.savingProblem(error, plan: plan, price: price))
                 continue
             }
-            if plan.from == .cash {
-                guard book.portfolio(named: plan.portfolio)?.trackCash == true else {
-                    wait(.noCash, "'\(plan.portfolio)' does not track cash")
-                    continue
-                }
-                if checkingCash {
-                    var trial = book
-                    trial.transactions.append(contentsOf: legs)
-                    do {
-                        try trial.admit(from: book, now: now)
-                    } catch {
-                        wait(.noCash, "\(error)")
-                        continue
-                    }
-                }
+            if plan.from == .cash, book.portfolio(named: plan.portfolio)?.trackCash != true {
+                wait(.noCash, "'\(plan.portfolio)' does not track cash")
+                continue
             }
             run.recorded.append(book.record(legs, ofSavingPlan: i, day: day))
         }
+    }
+
+    /// Keeps of `run.recorded` (in `book`, recorded on `original`) only what leaves every cash balance at
+    /// or above zero: the first date whose buy would overdraw waits (`no-cash`) with its plan's later
+    /// dates, and the rest is tried again. The first failing date is found by bisection over the
+    /// recorded dates (a shorter prefix never overdraws where a longer one does not), so a catch-up of
+    /// n dates costs about log₂ n checks of the book, not n.
+    private func settleCash(_ book: inout Book, run: inout SavingRunResult, original: Book) {
+        guard run.recorded.contains(where: { r in book.savingPlans.first(named: r.plan)?.from == .cash }) else { return }
+        func attempt(_ records: ArraySlice<SavingRecorded>) -> (book: Book, error: Error?) {
+            var trial = original
+            for r in records {
+                guard let i = trial.savingPlans.firstIndex(where: { $0.name == r.plan }) else { continue }
+                _ = trial.record([r.deposit, r.buy].compactMap { $0 }, ofSavingPlan: i, day: r.day)
+            }
+            do {
+                try trial.admit(from: original, now: now)
+                return (trial, nil)
+            } catch {
+                return (trial, error)
+            }
+        }
+        var kept: [SavingRecorded] = []
+        var pending = run.recorded[...]
+        var result = attempt(pending)
+        while let error = result.error, !pending.isEmpty {
+            // The longest prefix that passes: `lo` passes, `hi` does not.
+            var lo = 0, hi = pending.count
+            var cause = error
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                let trial = attempt((kept + pending.prefix(mid))[...])
+                if let e = trial.error { hi = mid; cause = e } else { lo = mid }
+            }
+            let start = pending.startIndex
+            let bad = pending[start + lo]
+            kept += pending[start..<(start + lo)]
+            if let plan = original.savingPlans.first(named: bad.plan) {
+                run.waiting.removeAll { $0.plan == bad.plan }
+                run.waiting.append(SavingWaiting(plan: bad.plan, day: bad.day, assetId: plan.assetId, amount: plan.amount, reason: .noCash,
+                                                 detail: "\(cause)"))
+            }
+            pending = pending[(start + lo + 1)...].filter { $0.plan != bad.plan }[...]
+            result = attempt((kept + pending)[...])
+        }
+        kept += pending
+        run.recorded = kept
+        book = result.book
     }
 
     /// `saving due`: every open due date of a manual plan, and of an automatic plan one that cannot be
@@ -316,7 +344,9 @@ extension Session {
             }
         }
         var run = SavingRunResult()
-        record(into: &book, run: &run, today: today, prices: prices, checkingCash: true)
+        let original = book
+        record(into: &book, run: &run, today: today, prices: prices)
+        settleCash(&book, run: &run, original: original)
         // A stuck plan waits at one date with the ones after it.
         for w in run.waiting {
             guard let plan = book.savingPlans.first(named: w.plan) else { continue }
