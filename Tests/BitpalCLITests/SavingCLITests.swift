@@ -389,6 +389,9 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(buy.currency, "EUR")
         XCTAssertEqual(buy.fxRateValue?.text, "1.08")
         XCTAssertEqual(buy.amountValue.text, "1.111111111111111111")
+        // `add` finds the imported rate too (typed, fetched and imported rates alike).
+        s.ok(["add", "buy", "SAP", "1", "181", "--date", "2024-05-20"])
+        XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.last?.fxRateValue?.text, "1.08")
     }
 
     /// Two plans of one name (any case) in a hand-edited file are refused when read.

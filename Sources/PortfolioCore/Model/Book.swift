@@ -159,6 +159,9 @@ public struct Book: Sendable, Equatable {
     public var savingPlans: [SavingPlan] = []
     /// Price alerts and their last state (`alert add`).
     public var alerts: [PriceAlert] = []
+    /// Rates beyond `fxRates` (the price cache's fetched and imported ones), read only when
+    /// `fxRate(for:in:on:)` needs a rate; not stored.
+    public var moreRates: (@Sendable () -> [FXRate])?
     /// Top-level keys this build does not know, with their JSON text, kept as they were.
     public var unknownKeys: [(key: String, json: [UInt8])] = []
     /// The version the file was read in (1 for a file to migrate on the first write).
@@ -216,7 +219,7 @@ extension Book {
 
     /// The rate to store with money in `currency` at `date` in `portfolio`: `nil` in its base currency;
     /// else `given` (`--fx-rate`), else the table's newest rate at or before the date (an inverse
-    /// counts), else a refusal saying how to give one.
+    /// counts; typed ones and `moreRates` alike), else a refusal saying how to give one.
     public func fxRate(for currency: String, in portfolio: Portfolio, on date: Date, given: Fixed18? = nil) throws(PortfolioError) -> Fixed18? {
         if currency == portfolio.baseCurrency {
             if given != nil { throw .currencyMismatch(given: currency, expected: currency, reason: "the base currency of '\(portfolio.name)', which takes no --fx-rate") }
@@ -226,7 +229,8 @@ extension Book {
             guard given.units > 0 else { throw .priceNotPositive }
             return given
         }
-        guard let found = FXTable(fxRates).rate(from: currency, to: portfolio.baseCurrency, on: date) else {
+        // Typed, fetched and imported rates alike (the newest at or before the date), as reports use them.
+        guard let found = FXTable(fxRates + (moreRates?() ?? [])).rate(from: currency, to: portfolio.baseCurrency, on: date) else {
             throw .fxRateMissing(from: currency, to: portfolio.baseCurrency, date: date)
         }
         return found.rate

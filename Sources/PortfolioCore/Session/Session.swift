@@ -125,16 +125,24 @@ public final class Session {
 
     /// Reads the whole store and remembers what names need of it.
     public func loadBook() throws -> Book {
-        let book = try store.load()
+        var book = try store.load()
         remember(book)
+        book.moreRates = cachedRates
         return book
+    }
+
+    /// The price cache's fetched and imported rates, read when a book's own table has none for a
+    /// record (`Book.moreRates`).
+    private var cachedRates: @Sendable () -> [FXRate] {
+        { [priceCache] in (try? priceCache.loadHistory()).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
     }
 
     /// The portfolios and registered assets only, for commands that resolve arguments and then
     /// write through the store (which reads the whole book under its lock).
     public func loadSettings() throws -> Book {
-        let book = try store.loadSettings()
+        var book = try store.loadSettings()
         remember(book)
+        book.moreRates = cachedRates
         return book
     }
 

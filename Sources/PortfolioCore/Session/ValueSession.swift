@@ -21,9 +21,12 @@ extension Session {
     }
 
     /// Every rate known over time: those typed by hand (in recording order), then every fetched
-    /// `fx:FROM/TO` quote of the price history, oldest first.
-    public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] {
-        var rates = book.fxRates
+    /// or imported `fx:FROM/TO` quote of the price history, oldest first.
+    public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] { book.fxRates + Self.cachedRates(prices) }
+
+    /// The fetched and imported rates among `prices` (`fx:FROM/TO` quotes), oldest first per pair.
+    public static func cachedRates(_ prices: PriceBook) -> [FXRate] {
+        var rates: [FXRate] = []
         for newest in prices.latestQuotes where newest.coinId.hasPrefix("fx:") {
             let pair = newest.coinId.dropFirst(3).split(separator: "/").map(String.init)
             guard pair.count == 2 else { continue }
