@@ -133,7 +133,7 @@ public final class Session {
 
     /// The price cache's fetched and imported rates, read when a book's own table has none for a
     /// record (`Book.moreRates`).
-    private var cachedRates: @Sendable () -> [FXRate] {
+    public var cachedRates: @Sendable () -> [FXRate] {
         { [priceCache] in (try? priceCache.loadHistory()).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
     }
 
