@@ -392,6 +392,8 @@ final class SavingCLITests: FakeServiceTestCase {
         // `add` finds the imported rate too (typed, fetched and imported rates alike).
         s.ok(["add", "buy", "SAP", "1", "181", "--date", "2024-05-20"])
         XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.last?.fxRateValue?.text, "1.08")
+        s.ok(["import", "-"], stdin: "type,asset,amount,price,date\nbuy,SAP,2,182,2024-05-21\n")
+        XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.last?.fxRateValue?.text, "1.08")
     }
 
     /// Two plans of one name (any case) in a hand-edited file are refused when read.
