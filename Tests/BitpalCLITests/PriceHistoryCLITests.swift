@@ -276,6 +276,12 @@ final class PriceFetchHistoryTests: FakeServiceTestCase {
         XCTAssertEqual(r.out, "BTC (Bitcoin): 3 daily prices in USD, 2024-05-30 … 2024-06-01.\n")
         XCTAssertTrue(r.err.hasPrefix("error: the price service failed (HTTP 503, 3 attempts)"), r.err)
         XCTAssertEqual(try PriceCache(directory: s.dir).load().map(\.coinId), ["bitcoin", "bitcoin", "bitcoin"])
+        // With --json, what was cached before the failure is said too.
+        let j = s.run(["price", "fetch-history", "btc", "eth", "--days", "2", "--json"])
+        XCTAssertEqual(j.code, .service)
+        let out = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(j.out.utf8)) as? [String: Any], j.description)
+        XCTAssertEqual((out["fetched"] as? [[String: Any]])?.map { $0["assetId"] as? String }, ["bitcoin"])
+        XCTAssertEqual((out["failed"] as? [[String: Any]])?.map { $0["assetId"] as? String }, ["ethereum"])
     }
 
     func testTruncatedAndAbsurdRepliesAreHandled() throws {

@@ -198,9 +198,14 @@ struct PriceFetchHistoryCommand: Command {
             let quotes: [Quote]
             do {
                 quotes = try session.fetchHistory(coin: id, currencies: currencies, days: days, purpose: .explicit)
-            } catch let error as PriceError where error == .unknownCoin(id) {
-                context.console.error("error: \(error)\n")
+            } catch let error as PriceError {
                 failed.append(.object([("assetId", .string(id)), ("error", .string(error.description))]))
+                guard error == .unknownCoin(id) else {
+                    // The service failed: what is cached so far is said (JSON too) before the error.
+                    if context.json { context.printJSON(.object([("days", .number(String(days))), ("fetched", .array(fetched)), ("failed", .array(failed))])) }
+                    throw error
+                }
+                context.console.error("error: \(error)\n")
                 code = .failure
                 continue
             }
