@@ -246,6 +246,66 @@ final class PerformanceCLITests: XCTestCase {
         XCTAssertEqual(p["days"] as? Int, 1)
         XCTAssertEqual(p["irr"] as? String, "0.0000")
     }
+
+    // MARK: Found by an independent review
+
+    /// A holding never priced in the period is left out of every day; it does not turn the TWR into one
+    /// whole-period return (the chain of daily returns goes on).
+    func testANeverPricedHoldingDoesNotFlattenTheTWR() throws {
+        let s = Sandbox(now: "2025-02-01T12:00:00Z")
+        s.ok(["asset", "add", "AAA", "--name", "A", "--type", "stock"])
+        for (day, price) in [("2025-01-01", "100"), ("2025-01-10", "200"), ("2025-01-11", "50"), ("2025-01-20", "100")] {
+            s.ok(["price", "set", "AAA", price, "--date", day])
+        }
+        s.ok(["add", "buy", "AAA", "1", "100", "--date", "2025-01-01"])
+        s.ok(["add", "sell", "AAA", "1", "200", "--date", "2025-01-10"])
+        s.ok(["add", "buy", "AAA", "1", "50", "--date", "2025-01-11"])
+        func twr() throws -> String? {
+            let r = s.run(["performance", "--since", "2025-01-01", "--until", "2025-01-31", "--json"])
+            return (try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])?["twr"] as? String
+        }
+        XCTAssertEqual(try twr(), "300.0000")
+        s.ok(["asset", "add", "FLAT", "--name", "Flat", "--type", "real-estate"])
+        s.ok(["add", "buy", "FLAT", "1", "1", "--date", "2025-01-01"])
+        // Day 1: 100 ÷ (0 + 101) − 1, then ×2 (to 200, sold), ×2 (50 to 100): 400/101 − 1 = 296.0396%.
+        XCTAssertEqual(try twr(), "296.0396")
+        let r = s.run(["performance", "--since", "2025-01-01", "--until", "2025-01-31"])
+        XCTAssertTrue(r.err.hasPrefix("warning: 31 days of the period left out something held"), r.err)
+    }
+
+    /// A flat line, a huge COLUMNS, an --until before 1970 or before the first transaction: each answers.
+    func testEdgesOfTheChartAndThePeriod() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "TOK", "--name", "Tok", "--type", "other"])
+        s.ok(["add", "buy", "TOK", "330000", "--total", "1000", "--date", "2024-05-01"])
+        s.ok(["price", "set", "TOK", "0.00303030303030303", "--date", "2024-05-01"])
+        XCTAssertTrue(s.ok(["history", "--chart"]).out.hasPrefix("Value of 'main' in USD, daily"))
+        s.variables["COLUMNS"] = "99999999999"
+        let wide = s.ok(["history", "--chart"]).out
+        XCTAssertLessThanOrEqual(wide.split(separator: "\n").map(\.count).max() ?? 0, 1000)
+        s.variables["COLUMNS"] = nil
+        var r = s.run(["performance", "--until", "2024-04-30"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.hasPrefix("error: The period ends on 2024-04-30, before it starts on 2024-05-01"), r.err)
+        let old = Sandbox()
+        old.ok(["price", "set", "btc", "112", "--date", "1960-12-31"])
+        old.ok(["price", "set", "btc", "50", "--date", "1961-01-01"])
+        old.ok(["add", "buy", "btc", "1", "100", "--date", "1960-01-01"])
+        r = old.ok(["performance", "--since", "1960-01-01", "--until", "1960-12-31", "--json"])
+        XCTAssertTrue(r.out.contains("\"until\": \"1960-12-31\""), r.out)
+        XCTAssertTrue(r.out.contains("\"endValue\": \"112.00\""), r.out)
+    }
+
+    /// `--currency` shows every portfolio in one currency, as `summary --all --currency` does.
+    func testCurrencyOption() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-05-01"])
+        s.ok(["price", "set", "btc", "110", "--date", "2024-05-02"])
+        s.ok(["fx", "set", "USD", "EUR", "0.9", "--date", "2024-04-01"])
+        let r = s.ok(["performance", "--all", "--currency", "EUR", "--json"])
+        XCTAssertTrue(r.out.contains("\"endValue\": \"99.00\""), r.out)
+        XCTAssertEqual(s.run(["history", "--currency", "XYZ"]).code, .failure)  // as summary --currency XYZ
+    }
 }
 
 /// Counts requests and answers each with a server error (so a refresh fails, as offline reports expect).

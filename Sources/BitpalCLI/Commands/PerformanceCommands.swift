@@ -4,11 +4,12 @@ import PortfolioCore
 extension Context {
     /// The value over time of the chosen portfolios (every active one with `all`), with current
     /// prices refreshed under the reports' 60-second rule (never offline); and how to name them.
-    func timeline(all: Bool, refresh: Bool = true) throws -> (timeline: ValueTimeline, title: String) {
+    func timeline(all: Bool, currency: String? = nil, refresh: Bool = true) throws -> (timeline: ValueTimeline, title: String) {
         let session = try session()
         var book = try session.loadBook()
         let chosen = try selection(in: book, all: all)
-        let timeline = try session.timeline(book, portfolios: chosen, refresh: refresh, timeZone: timeZone, names: names)
+        let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
+        let timeline = try session.timeline(book, portfolios: chosen, refresh: refresh, currency: code, timeZone: timeZone, names: names)
         Parallel.discard(&book, leaving: Book())
         Human.symbol = Human.symbol(of: timeline.currency)
         let title = all ? "all portfolios" : "'\(TextEscaping.escaped(chosen.first ?? ""))'"
@@ -62,7 +63,7 @@ struct HistoryCommand: Command {
                        choices: HistoryInterval.allCases.map(\.rawValue)),
             OptionSpec("--chart", nil, "draw total value and net invested as a line chart fitted to the terminal (COLUMNS, else 80)"),
             OptionSpec("--ascii", nil, "with --chart: plain ASCII instead of braille dots and box lines"),
-            ReportOptions.all,
+            ReportOptions.all, ReportOptions.currency,
         ],
         group: "Reports",
         details: """
@@ -84,6 +85,7 @@ struct HistoryCommand: Command {
     var chart: Bool
     var ascii: Bool
     var all: Bool
+    var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
         range = try DayRange(parsing: &a)
@@ -91,13 +93,14 @@ struct HistoryCommand: Command {
         chart = a.popFlag("--chart")
         ascii = a.popFlag("--ascii")
         all = a.popFlag("--all")
+        currency = a.popOption("--currency")
         if ascii && !chart { throw UsageError.conflict("--ascii is a style of --chart; add --chart") }
     }
 
     func run(_ context: Context) throws -> ExitCode {
         if chart && context.json { throw UsageError.conflict("--chart draws for people; leave it out with --json") }
         let (since, until) = try range.days(context)
-        let (timeline, title) = try context.timeline(all: all)
+        let (timeline, title) = try context.timeline(all: all, currency: currency)
         let history = timeline.history(interval: interval ?? (chart ? .day : .month), since: since, until: until)
         if context.json {
             context.printJSON(.object([
@@ -147,7 +150,7 @@ struct HistoryCommand: Command {
     }
 
     private func chartText(_ history: ValueHistory, title: String, context: Context) -> String {
-        let columns = context.environment.variables["COLUMNS"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
+        let columns = context.environment.variables["COLUMNS"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? min($0, 1000) : nil } ?? 80
         let rows = history.rows
         let chart = LineChart(series: [LineChart.Series(label: "total value", values: rows.map(\.totalValue.double)),
                                        LineChart.Series(label: "net invested", values: rows.map(\.netInvested.double))],
@@ -178,7 +181,7 @@ struct PerformanceCommand: Command {
         options: [OptionSpec("--period", "PERIOD", "ytd, 1y, 3y, 5y (any Ny: the N years ending today), max (the default) or a year (2024)")]
             + DayRange.options + [
                 OptionSpec("--flows", nil, "list every flow of the period: date, kind, transaction, amount"),
-                ReportOptions.all,
+                ReportOptions.all, ReportOptions.currency,
             ],
         group: "Reports",
         details: """
@@ -202,12 +205,14 @@ struct PerformanceCommand: Command {
     var range: DayRange
     var flows: Bool
     var all: Bool
+    var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
         period = try a.popOption("--period").map { text throws(UsageError) in try PerformanceCommand.period(text) }
         range = try DayRange(parsing: &a)
         flows = a.popFlag("--flows")
         all = a.popFlag("--all")
+        currency = a.popOption("--currency")
         if period != nil && !range.isEmpty { throw UsageError.conflict("--period is a period of its own; leave out --since and --until") }
     }
 
@@ -223,10 +228,13 @@ struct PerformanceCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let chosen = try range.days(context)
-        let (timeline, title) = try context.timeline(all: all)
+        let (timeline, title) = try context.timeline(all: all, currency: currency)
         let asked = period ?? (range.isEmpty ? .max : .range(since: chosen.since, until: chosen.until))
         let (since, until) = asked.days(today: timeline.today, firstTransaction: timeline.firstDay)
         guard since <= until else {
+            if until < timeline.today {
+                throw CommandFailure("The period ends on \(until), before it starts on \(since) (the first transaction's day, without --since): there is nothing to measure")
+            }
             throw CommandFailure("The period starts on \(since), after today (\(timeline.today)): there is nothing to measure yet")
         }
         let p = timeline.performance(since: since, until: until)

@@ -6,7 +6,8 @@ import PortfolioCore
 struct ReportPageCommand: Command {
     static let spec = CommandSpec(
         name: "report", summary: "Write a self-contained HTML page: summary, holdings, allocation, value chart, performance, income, gains",
-        options: [OptionSpec("--html", "FILE", "where to write the page ('-' for standard output)", required: true), ReportOptions.all],
+        options: [OptionSpec("--html", "FILE", "where to write the page ('-' for standard output)", required: true), ReportOptions.all,
+                  ReportOptions.currency],
         group: "Reports",
         details: """
         One file with no scripts and nothing fetched when it opens (inline SVG and CSS): open it in any
@@ -18,16 +19,18 @@ struct ReportPageCommand: Command {
 
     var file: String
     var all: Bool
+    var currency: String?
 
     init(parsing a: inout ArgumentList) throws {
         guard let file = a.popOption("--html"), !file.isEmpty else { throw UsageError.missingValue(option: "--html", valueName: "FILE") }
         self.file = file
         all = a.popFlag("--all")
+        currency = a.popOption("--currency")
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let reports = try context.reports(refresh: true, all: all) { $0.keepingDisposals = true }
-        let (timeline, _) = try context.timeline(all: all, refresh: false)  // the reports just refreshed
+        let reports = try context.reports(refresh: true, all: all, currency: currency) { $0.keepingDisposals = true }
+        let (timeline, _) = try context.timeline(all: all, currency: currency, refresh: false)  // the reports just refreshed
         Human.symbol = Human.symbol(of: reports.baseCurrency)
         let session = try context.session()
         let settings = try session.loadSettings()

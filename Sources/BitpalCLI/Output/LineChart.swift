@@ -59,11 +59,17 @@ struct LineChart {
         // should); labels sit at round values within it.
         var lo = all.min() ?? 0, hi = all.max() ?? 0
         if lo > 0 && lo < hi / 3 { lo = 0 }
-        if hi <= lo { hi = lo + max(abs(lo) / 10, 1) }
+        // A flat line (or one that moves by less than floating point tells) is drawn as a level.
+        if hi - lo <= max(abs(hi), abs(lo)) * 1e-9 { hi = lo + max(abs(lo) / 10, 1) }
         let step = Self.niceStep((hi - lo) / 4)
+        // Ticks by index (never by adding a step that rounds back to the same value), a few at most.
+        let first = ceil(lo / step - 1e-9)
         var ticks: [Double] = []
-        var t = ceil(lo / step - 1e-9) * step
-        while t <= hi + step * 1e-9 { ticks.append(t); t += step }
+        for k in 0..<12 {
+            let t = (first + Double(k)) * step
+            guard t <= hi + step * 1e-9 else { break }
+            ticks.append(t)
+        }
         let labels = ticks.map(Self.compactMoney)
         let labelWidth = labels.map(\.count).max() ?? 1
         let total = max(width, Self.minimumWidth)

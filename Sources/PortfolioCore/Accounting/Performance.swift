@@ -65,10 +65,13 @@ extension ValueTimeline {
         var flows: [PortfolioFlow] = []
         var daily: [ReturnMath.Day] = []
         daily.reserveCapacity(walked.days.count)
-        var partialDays = walked.start.partial ? 1 : 0
-        // A day that left out something held is bridged: the next day with everything priced is
-        // measured from the last such day, the flows between counted together (as a sub-period
-        // between two valuations), so a holding waiting for its first price is not a loss and then a gain.
+        var partialDays = 0  // days of the period (the day before it is not one)
+        // A day that left out something held is bridged when a day with everything priced follows in
+        // the period: that day is measured from the last one before the gap, the flows between counted
+        // together (as a sub-period between two valuations), so a holding waiting for its first price
+        // is not a loss and then a gain. After the last fully priced day (a holding never priced in the
+        // period) every day is measured on its own, leaving that holding out, as the contract says.
+        let lastFull = walked.days.lastIndex { !$0.row.partial } ?? -1
         var inflow = Exact36.zero, outflow = Exact36.zero
         for (i, (row, range)) in walked.days.enumerated() {
             for f in walked.flows[range] {
@@ -78,7 +81,7 @@ extension ValueTimeline {
             }
             end = row.totalValue
             if row.partial { partialDays += 1 }
-            guard !row.partial || i == walked.days.count - 1 else { continue }
+            guard !row.partial || i > lastFull else { continue }
             daily.append(ReturnMath.Day(value: row.totalValue.double, inflow: inflow.double, outflow: outflow.double))
             (inflow, outflow) = (.zero, .zero)
         }

@@ -156,7 +156,9 @@ public enum ISODate {
 
     /// The calendar day (year, month, day) that `date` falls on in `timeZone`.
     public static func localDay(of date: Date, in timeZone: TimeZone) -> (Int64, Int64, Int64) {
-        let local = millis(date) / 1000 + Int64(timeZone.secondsFromGMT(for: date))
+        let m = millis(date)
+        // Whole seconds rounded down, also before 1970 (−0.001 s is the day before).
+        let local = (m >= 0 ? m / 1000 : (m - 999) / 1000) + Int64(timeZone.secondsFromGMT(for: date))
         let dayNumber = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         return civil(fromDays: dayNumber)
     }
