@@ -184,7 +184,7 @@ struct ReportPage {
         let daily = timeline.today.number - first.number <= 730
         let points = timeline.history(interval: daily ? .day : .week)
         let chart = HTMLPage.lineChart(points.rows.map { HTMLPage.ChartPoint(day: $0.date.number, total: $0.totalValue.double, invested: $0.netInvested.double) },
-                                       axisLabel: { Human.money(Decimal($0.rounded())).replacingOccurrences(of: ".00", with: "") },
+                                       axisLabel: LineChart.compactMoney,  // as the terminal's chart labels its axis
                                        title: "Total value and net invested, \(first) to \(timeline.today)")
         let months = timeline.history(interval: .month)
         let cash = timeline.tracksCash
@@ -199,7 +199,7 @@ struct ReportPage {
         return "<section><h2>Value over time</h2><p class=\"muted\">Every day's value at that day's prices (as 'history'); "
             + "net invested counts every flow since the first transaction. The table shows the last 12 month ends; "
             + "'bitpal history' prints them all.</p>" + chart
-            + HTMLPage.table(headers, rows, narrowHides: cash ? [1, 2] : [1]) + "</section>\n"
+            + HTMLPage.table(headers, rows, narrowHides: cash ? [1, 2, 4] : [1, 3]) + "</section>\n"
     }
 
     /// Performance for `max` and for each calendar year, as `performance` prints it.
@@ -217,7 +217,7 @@ struct ReportPage {
         return "<section><h2>Performance</h2><p class=\"muted\">TWR: the investments' own return, not fooled by money in and out "
             + "(a year's rate beyond 366 days); IRR: the money-weighted rate a year (Act/365). As 'performance --period max' and '--period YYYY'.</p>"
             + HTMLPage.table([("Period", false), ("Start", true), ("End", true), ("Net flows", true), ("Gain", true), ("TWR", true), ("IRR", true)],
-                             rows, narrowHides: [1, 2, 3])
+                             rows, narrowHides: [1, 2, 3, 4])
             + "</section>\n"
     }
 

@@ -120,7 +120,9 @@ enum HTMLPage {
             guard seen.insert(p.day).inserted else { continue }
             let anchor = i == 0 ? "start" : i == n - 1 ? "end" : "middle"
             s += "<line class=\"axis\" x1=\"\(f(x(p.day)))\" x2=\"\(f(x(p.day)))\" y1=\"\(f(height - bottom))\" y2=\"\(f(height - bottom + 5))\"/>"
-            s += "<text class=\"xlabel\" text-anchor=\"\(anchor)\" x=\"\(f(x(p.day)))\" y=\"\(f(height - bottom + 20))\">\(ISODate.dayText(p.day))</text>"
+            // On a phone, where the chart is small and the labels grow, only the first, middle and last dates stay.
+            let every = i == 0 || i == n - 1 || i == n / 2 ? "" : " alt"
+            s += "<text class=\"xlabel\(every)\" text-anchor=\"\(anchor)\" x=\"\(f(x(p.day)))\" y=\"\(f(height - bottom + 20))\">\(ISODate.dayText(p.day))</text>"
         }
         s += "<line class=\"axis\" x1=\"\(f(left))\" x2=\"\(f(width - right))\" y1=\"\(f(height - bottom))\" y2=\"\(f(height - bottom))\"/>"
         s += "<path class=\"invested\" d=\"\(path(\.invested))\"/>"
@@ -170,7 +172,7 @@ enum HTMLPage {
     .bar .mark{position:absolute;top:-.2rem;bottom:-.2rem;width:2px;background:var(--fg)}
     .bar .value{text-align:right;font-variant-numeric:tabular-nums}
     footer{margin-top:2rem;color:var(--muted);font-size:.8rem}
-    @media (max-width:40rem){body{padding:.6rem;font-size:14px}.wide{display:none}.bar{grid-template-columns:5rem 1fr 3.8rem}th,td{padding:.3rem .25rem}table{font-size:.8rem}}
+    @media (max-width:40rem){body{padding:.6rem;font-size:14px}.wide{display:none}td{white-space:normal}.ylabel{font-size:20px}.xlabel{font-size:18px}.xlabel.alt{display:none}.bar{grid-template-columns:5rem 1fr 3.8rem}th,td{padding:.3rem .25rem}table{font-size:.8rem}}
     @media print{:root{--fg:#000;--muted:#444;--line:#bbb;--bg:#fff;--card:#f2f2f2}body{max-width:none;padding:0;font-size:11pt}
     .scroll{overflow:visible}section{break-inside:avoid}h2{break-after:avoid}table{font-size:9pt}th,td{white-space:normal}}
     """
