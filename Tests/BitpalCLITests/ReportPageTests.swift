@@ -82,7 +82,7 @@ final class ReportPageTests: XCTestCase {
         s.ok(["add", "buy", "btc", "1", "50000", "--date", "2024-07-01"])
         let html = try page(s)
         XCTAssertTrue(html.contains("<tr><td>2024</td><td class=\"num wide\">$0.00</td><td class=\"num wide\">$120,000.00</td>"
-                                    + "<td class=\"num pos wide\">+$90,000.00</td><td class=\"num pos\">+$30,000.00</td>"
+                                    + "<td class=\"num pos wide\">+$90,000.00</td><td class=\"num pos wide\">+$30,000.00</td>"
                                     + "<td class=\"num pos\">+42.11%</td><td class=\"num pos\">+47.69%</td></tr>"), html)
         XCTAssertTrue(html.contains("<svg viewBox=\"0 0 720 280\""))
         XCTAssertTrue(html.contains("<path class=\"total\" d=\"M"))
