@@ -9,11 +9,7 @@ enum AlertText {
         a.condition == .move ? "±\(a.threshold.text)%" : Human.showing(a.currency) { Human.money(Exact36(a.threshold)) }
     }
 
-    static func json(_ a: PriceAlert) -> JSONValue {
-        .object([("id", .number(String(a.id))), ("assetId", .string(a.assetId)), ("condition", .string(a.condition.rawValue)),
-                 ("threshold", .string(a.threshold.text)), ("currency", .string(a.currency)), ("repeat", .bool(a.repeats)),
-                 ("state", .string(a.state.rawValue)), ("lastChecked", .optional(a.lastChecked.map(ISODate.format)))])
-    }
+    static func json(_ a: PriceAlert) -> JSONValue { PriceAlert.fields.object(a) }
 
     static func describe(_ a: PriceAlert, context: Context) -> String {
         "\(context.assetLabel(a.assetId).symbol.uppercased()) \(a.condition == .move ? "moves beyond" : a.condition.rawValue) \(threshold(a))"

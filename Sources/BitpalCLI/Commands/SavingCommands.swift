@@ -35,15 +35,7 @@ enum SavingText {
 
     static func money(_ v: Fixed18, _ currency: String) -> String { Human.showing(currency) { Human.money(Exact36(v)) } }
 
-    static func json(_ p: SavingPlan) -> JSONValue {
-        .object([
-            ("name", .string(p.name)), ("portfolio", .string(p.portfolio)), ("assetId", .string(p.assetId)),
-            ("amount", .string(p.amount.text)), ("fee", .string(p.fee.text)), ("frequency", .string(p.frequency.rawValue)),
-            ("startDate", .string(ISODate.dayText(p.startDay))), ("nextDueDate", .string(ISODate.dayText(p.nextDueDay))),
-            ("lastExecuted", .optional(p.lastExecutedDay.map(ISODate.dayText))), ("from", .string(p.from.rawValue)),
-            ("method", .string(p.method.rawValue)), ("active", .bool(p.active)), ("notes", .optional(p.notes)),
-        ])
-    }
+    static func json(_ p: SavingPlan) -> JSONValue { SavingPlan.fields.object(p) }
 
     static func quoted(_ name: String) -> String { name.contains(" ") ? "\"\(name)\"" : name }
 

@@ -78,13 +78,13 @@ public enum PortfolioCodec {
         if !p.savingPlans.isEmpty {
             w.key("savingPlans")
             w.beginArray()
-            for plan in p.savingPlans { writeSavingPlan(plan, to: &w) }
+            for plan in p.savingPlans { SavingPlan.fields.write(plan, to: &w) }
             w.endArray()
         }
         if !p.alerts.isEmpty {
             w.key("alerts")
             w.beginArray()
-            for a in p.alerts { writeAlert(a, to: &w) }
+            for a in p.alerts { PriceAlert.fields.write(a, to: &w) }
             w.endArray()
         }
         w.key("transactions")
@@ -134,109 +134,6 @@ public enum PortfolioCodec {
         guard let name, let target, let by else { throw r.error("a plan needs name, target and byDate") }
         return InvestmentPlan(name: name, portfolio: portfolio, target: target, byDate: by, monthly: monthly, expectedReturn: ret,
                               startDate: start ?? by, risk: risk, status: status, notes: notes)
-    }
-
-    static func writeSavingPlan(_ p: SavingPlan, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("name"); w.string(p.name)
-        w.key("portfolio"); w.string(p.portfolio)
-        w.key("assetId"); w.string(p.assetId)
-        w.key("amount"); w.fixed(p.amount)
-        w.key("fee"); w.fixed(p.fee)
-        w.key("frequency"); w.string(p.frequency.rawValue)
-        w.key("startDate"); w.string(ISODate.dayText(p.startDay))
-        w.key("nextDueDate"); w.string(ISODate.dayText(p.nextDueDay))
-        w.key("lastExecuted"); w.string(p.lastExecutedDay.map(ISODate.dayText))
-        w.key("from"); w.string(p.from.rawValue)
-        w.key("method"); w.string(p.method.rawValue)
-        w.key("active"); w.bool(p.active)
-        w.key("notes"); w.string(p.notes)
-        w.endObject()
-    }
-
-    static func readSavingPlan(_ r: inout JSONReader) throws(JSONReadError) -> SavingPlan {
-        var name: String?, portfolio: String?, asset: String?, amount: Fixed18?, fee = Fixed18.zero, frequency: SavingPlan.Frequency?
-        var start: Int64?, next: Int64?, last: Int64?, from = SavingPlan.Funding.outside, method = SavingPlan.Method.automatic
-        var active = true, notes: String?
-        func day(_ r: inout JSONReader, _ key: String) throws(JSONReadError) -> Int64 {
-            let text = try r.readString()
-            guard let n = ISODate.dayNumber(ofDay: text) else { throw r.error("\(key) must be a day (YYYY-MM-DD), not '\(TextEscaping.escaped(text))'") }
-            return n
-        }
-        func choice<T: RawRepresentable>(_ r: inout JSONReader, _ what: String) throws(JSONReadError) -> T where T.RawValue == String {
-            let text = try r.readString()
-            guard let v = T(rawValue: text) else { throw r.error("unknown \(what) '\(TextEscaping.escaped(text))'") }
-            return v
-        }
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "name": name = try r.readString()
-            case "portfolio": portfolio = try r.readString()
-            case "assetId": asset = try r.readString()
-            case "amount": amount = try readFixed(&r)
-            case "fee": fee = try readFixed(&r)
-            case "frequency": frequency = try choice(&r, "saving frequency")
-            case "startDate": start = try day(&r, "startDate")
-            case "nextDueDate": next = try day(&r, "nextDueDate")
-            case "lastExecuted": last = r.consumeNull() ? nil : try day(&r, "lastExecuted")
-            case "from": from = try choice(&r, "saving funding")
-            case "method": method = try choice(&r, "saving method")
-            case "active": active = try r.readBool()
-            case "notes": notes = try r.readStringOrNull()
-            default: try r.skipValue()
-            }
-        }
-        guard let name, let portfolio, let asset, let amount, let frequency, let start else {
-            throw r.error("a saving plan needs name, portfolio, assetId, amount, frequency and startDate")
-        }
-        guard amount.units > fee.units else { throw r.error("a saving plan's fee must be below its amount") }
-        return SavingPlan(name: name, portfolio: portfolio, assetId: asset, amount: amount, fee: fee, frequency: frequency, startDay: start,
-                          nextDueDay: next ?? start, lastExecutedDay: last, from: from, method: method, active: active, notes: notes)
-    }
-
-    static func writeAlert(_ a: PriceAlert, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("id"); w.number(String(a.id))
-        w.key("assetId"); w.string(a.assetId)
-        w.key("condition"); w.string(a.condition.rawValue)
-        w.key("threshold"); w.fixed(a.threshold)
-        w.key("currency"); w.string(a.currency)
-        w.key("repeat"); w.bool(a.repeats)
-        w.key("state"); w.string(a.state.rawValue)
-        w.key("lastChecked"); if let d = a.lastChecked { w.date(d) } else { w.null() }
-        w.endObject()
-    }
-
-    static func readAlert(_ r: inout JSONReader) throws(JSONReadError) -> PriceAlert {
-        var id: Int?, asset: String?, condition: PriceAlert.Condition?, threshold: Fixed18?, currency = "USD", repeats = false
-        var state = PriceAlert.State.armed, checked: Date?
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "id":
-                let text = try r.readNumberText()
-                guard let n = Int(text), n > 0 else { throw r.error("an alert id is a whole number above 0, not \(text)") }
-                id = n
-            case "assetId": asset = try r.readString()
-            case "condition":
-                let text = try r.readString()
-                guard let v = PriceAlert.Condition(rawValue: text) else { throw r.error("unknown alert condition '\(TextEscaping.escaped(text))'") }
-                condition = v
-            case "threshold": threshold = try readFixed(&r)
-            case "currency": currency = try r.readString()
-            case "repeat": repeats = try r.readBool()
-            case "state":
-                let text = try r.readString()
-                guard let v = PriceAlert.State(rawValue: text) else { throw r.error("unknown alert state '\(TextEscaping.escaped(text))'") }
-                state = v
-            case "lastChecked": checked = r.consumeNull() ? nil : try readDate(&r)
-            default: try r.skipValue()
-            }
-        }
-        guard let id, let asset, let condition, let threshold else { throw r.error("an alert needs id, assetId, condition and threshold") }
-        return PriceAlert(id: id, assetId: asset, condition: condition, threshold: threshold, currency: currency, repeats: repeats,
-                          state: state, lastChecked: checked)
     }
 
     /// Everything after the last transaction record.
@@ -540,10 +437,10 @@ public enum PortfolioCodec {
                     while try r.nextElement() { p.plans.append(try readPlan(&r)) }
                 case "savingPlans":
                     try r.beginArray()
-                    while try r.nextElement() { p.savingPlans.append(try readSavingPlan(&r)) }
+                    while try r.nextElement() { p.savingPlans.append(try SavingPlan.fields.read(&r)) }
                 case "alerts":
                     try r.beginArray()
-                    while try r.nextElement() { p.alerts.append(try readAlert(&r)) }
+                    while try r.nextElement() { p.alerts.append(try PriceAlert.fields.read(&r)) }
                 default:
                     r.skipSpace()
                     let start = r.mark
