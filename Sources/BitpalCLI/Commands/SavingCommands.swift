@@ -18,9 +18,7 @@ enum SavingText {
     }
 
     static func index(of name: String, in book: Book) throws -> Int {
-        guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
-            throw CommandFailure("No saving plan is named '\(TextEscaping.escaped(name))'; 'bitpal saving list' shows them")
-        }
+        guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else { throw SavingPlanError.notFound(name) }
         return i
     }
 
