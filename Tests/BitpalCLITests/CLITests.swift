@@ -318,6 +318,11 @@ final class CLITests: XCTestCase {
         s.ok(["demo", "--keep", keep])
         XCTAssertTrue(FileManager.default.fileExists(atPath: keep + "/portfolio.json"))
         XCTAssertEqual(s.run(["demo", "--keep", keep]).code, .failure)
+        // Nor into a folder that holds anything else (the user's price cache, say).
+        let other = s.dir + "/other"
+        try? FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        _ = s.write("other/notes.txt", "mine")
+        XCTAssertEqual(s.run(["demo", "--keep", other]).err, "error: \(other) is not empty; demo only writes to a new or empty folder\n")
     }
 
     func testGoldenReports() {

@@ -433,4 +433,26 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(lines, ["b 2024-05-27 no-cash", "a 2024-05-28 no-cash", "a 2024-05-29 no-cash", "a 2024-05-30 no-cash",
                                "a 2024-05-31 no-cash", "a 2024-06-01 no-cash"])
     }
+
+    /// A hand edit that nulls a field that must have a value is refused (never taken for a default), and
+    /// a book that already breaks a rule is said to, not blamed on the plans' cash.
+    func testNullFieldsAndABrokenBook() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "p", "--cash"])
+        s.ok(["cash", "deposit", "300", "--date", "2024-05-01", "--portfolio", "p"])
+        s.ok(["cash", "withdraw", "150", "--date", "2024-05-02", "--portfolio", "p"])
+        s.ok(["price", "set", "btc", "50000", "--date", "2024-05-30"])
+        s.ok(["saving", "add", "a", "--asset", "btc", "--amount", "10", "--every", "week", "--start", "2024-05-31", "--from", "cash", "--portfolio", "p"])
+        s.ok(["saving", "add", "o", "--asset", "btc", "--amount", "10", "--every", "week", "--start", "2024-05-31", "--portfolio", "p", "--manual"])
+        let text = String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self)
+        _ = s.write("portfolio.json", text.replacingOccurrences(of: #""method": "manual""#, with: #""method": null"#))
+        var r = s.run(["saving", "list"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("a saving plan's method cannot be null"), r.err)
+        _ = s.write("portfolio.json", text.replacingOccurrences(of: #""amount": "150""#, with: #""amount": "900""#))
+        r = s.run(["saving", "run"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertEqual(r.err, "error: portfolio.json breaks a rule already, so no saving plan can be recorded; 'bitpal check' says which and how to fix it\n")
+        XCTAssertEqual(s.run(["saving", "due"]).code, .failure)
+    }
 }

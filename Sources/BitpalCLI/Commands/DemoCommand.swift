@@ -70,9 +70,8 @@ struct DemoCommand: Command {
     /// A daily price history of the sample's assets from 2024-01-02 to today (local days), each a random
     /// walk pinned to the prices of its trades and ending at its price today: what `price import` or
     /// `price fetch-history` would leave in the cache, so that `history` and `performance` have days to
-    /// show. The same on every run.
+    /// show. The same on every run of a day (the stretches before the last trade, on every day).
     static func sampleHistory(now: Date, zone: TimeZone) throws -> [Quote] {
-        var g = SplitMix64(seed: 0xB17_7A1)
         let today = ISODate.dayNumber(of: now, in: zone)
         var quotes: [Quote] = []
         for (asset, final) in prices {
@@ -84,6 +83,8 @@ struct DemoCommand: Command {
             pins.append((today, end))
             pins.sort { $0.0 < $1.0 }
             for (a, b) in zip(pins, pins.dropFirst()) where b.0 > a.0 {
+                // Each stretch its own seed: every stretch but the last (to today) is the same on every day.
+                var g = SplitMix64(seed: UInt64(bitPattern: a.0) &* 0x9E37_79B9 &+ asset.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) })
                 // A Brownian bridge in log price from pin to pin, about 2.5% a day.
                 let n = Int(b.0 - a.0)
                 var walk = [0.0]
@@ -149,6 +150,9 @@ struct DemoCommand: Command {
             folder = try DataLocation.resolve(explicit: keep, environment: context.environment.variables)
             if FileManager.default.fileExists(atPath: folder + "/portfolio.json") {
                 throw CommandFailure("\(folder) already holds a portfolio; demo only writes to a new or empty folder")
+            }
+            if let contents = try? FileManager.default.contentsOfDirectory(atPath: folder), !contents.isEmpty {
+                throw CommandFailure("\(folder) is not empty; demo only writes to a new or empty folder")
             }
         } else {
             folder = FileManager.default.temporaryDirectory.path + "/bitpal-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -47,6 +47,7 @@ public enum SavingPlanError: Error, CustomStringConvertible {
     case notDue(String, next: Int64)
     case noPrice(String, assetId: String, currency: String, day: Int64)
     case cannotRecord(String, String)
+    case bookBreaksRules
 
     public var description: String {
         switch self {
@@ -55,6 +56,7 @@ public enum SavingPlanError: Error, CustomStringConvertible {
         case let .noPrice(name, asset, currency, day):
             "No price of \(asset) in \(currency) on \(ISODate.dayText(day)) or the \(SavingPrices.maxAgeDays) days before for '\(TextEscaping.escaped(name))'; give one with --price"
         case let .cannotRecord(name, why): "Cannot record '\(TextEscaping.escaped(name))': \(why)"
+        case .bookBreaksRules: "portfolio.json breaks a rule already, so no saving plan can be recorded; 'bitpal check' says which and how to fix it"
         }
     }
 }
@@ -239,7 +241,7 @@ extension Session {
             var run = SavingRunResult(serviceFailure: firstFailure)
             let original = book
             record(into: &book, run: &run, today: today, prices: prices)
-            settleCash(&book, run: &run, original: original)
+            try settleCash(&book, run: &run, original: original)
             return (!dryRun && !run.recorded.isEmpty, run)
         }
     }
@@ -287,8 +289,15 @@ extension Session {
     /// dates, and the rest is tried again. The first failing date is found by bisection over the
     /// recorded dates (a shorter prefix never overdraws where a longer one does not), so a catch-up of
     /// n dates costs about log₂ n checks of the book, not n.
-    private func settleCash(_ book: inout Book, run: inout SavingRunResult, original: Book) {
+    private func settleCash(_ book: inout Book, run: inout SavingRunResult, original: Book) throws {
         guard run.recorded.contains(where: { r in book.savingPlans.first(named: r.plan)?.from == .cash }) else { return }
+        /// An overdraw a buy made (`no-cash`); anything else (the book broke a rule already) is not the plans'.
+        func overdraw(_ error: Error) throws -> Error {
+            switch error {
+            case PortfolioError.insufficientCash, PortfolioError.breaksLater: return error
+            default: throw SavingPlanError.bookBreaksRules
+            }
+        }
         func attempt(_ records: ArraySlice<SavingRecorded>) -> (book: Book, error: Error?) {
             var trial = original
             for r in records {
@@ -308,11 +317,11 @@ extension Session {
         while let error = result.error, !pending.isEmpty {
             // The longest prefix that passes: `lo` passes, `hi` does not.
             var lo = 0, hi = pending.count
-            var cause = error
+            var cause = try overdraw(error)
             while hi - lo > 1 {
                 let mid = (lo + hi) / 2
                 let trial = attempt((kept + pending.prefix(mid))[...])
-                if let e = trial.error { hi = mid; cause = e } else { lo = mid }
+                if let e = trial.error { hi = mid; cause = try overdraw(e) } else { lo = mid }
             }
             let start = pending.startIndex
             let bad = pending[start + lo]
@@ -346,7 +355,7 @@ extension Session {
         var run = SavingRunResult()
         let original = book
         record(into: &book, run: &run, today: today, prices: prices)
-        settleCash(&book, run: &run, original: original)
+        try settleCash(&book, run: &run, original: original)
         // A stuck plan waits at one date with the ones after it.
         for w in run.waiting {
             guard let plan = book.savingPlans.first(named: w.plan) else { continue }

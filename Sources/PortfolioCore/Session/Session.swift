@@ -122,6 +122,8 @@ public final class Session {
     public private(set) var registeredAssets: [String: Asset] = [:]
     /// How many portfolios the book last read has (messages name the portfolio when there are several).
     public private(set) var portfolioCount = 1
+    /// The price cache's rates, read at most once a run (an import may ask for a rate on every row).
+    private let cachedRatesBox = Once<[FXRate]>()
 
     /// Reads the whole store and remembers what names need of it.
     public func loadBook() throws -> Book {
@@ -134,7 +136,10 @@ public final class Session {
     /// The price cache's fetched and imported rates, read when a book's own table has none for a
     /// record (`Book.moreRates`).
     public var cachedRates: @Sendable () -> [FXRate] {
-        { [priceCache] in (try? priceCache.loadHistory()).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
+        let box = cachedRatesBox
+        return { [priceCache] in
+            box.value { (try? priceCache.loadHistory()).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
+        }
     }
 
     /// The portfolios and registered assets only, for commands that resolve arguments and then
@@ -572,5 +577,20 @@ extension Session {
         }
         remaining.sort { $0.0 < $1.0 }
         return (ledger.explanation, remaining)
+    }
+}
+
+/// A value made the first time it is asked for, then kept (thread-safe).
+final class Once<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: Value?
+
+    func value(_ make: () -> Value) -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        let v = make()
+        made = v
+        return v
     }
 }

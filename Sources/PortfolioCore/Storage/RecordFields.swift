@@ -8,13 +8,17 @@ public struct RecordFields<Record: Sendable>: Sendable {
         public let name: String
         /// A record without it is refused when read.
         public let required: Bool
+        /// It may be `null` (a value not known yet); any other field's `null` is refused, never
+        /// taken for a default.
+        public let nullable: Bool
         let value: @Sendable (Record) -> JSONValue
         let read: @Sendable (inout JSONReader, inout Record) throws(JSONReadError) -> Void
 
-        init(_ name: String, required: Bool = false, value: @escaping @Sendable (Record) -> JSONValue,
+        init(_ name: String, required: Bool = false, nullable: Bool = false, value: @escaping @Sendable (Record) -> JSONValue,
              read: @escaping @Sendable (inout JSONReader, inout Record) throws(JSONReadError) -> Void) {
             self.name = name
             self.required = required
+            self.nullable = nullable
             self.value = value
             self.read = read
         }
@@ -52,9 +56,16 @@ public struct RecordFields<Record: Sendable>: Sendable {
                 continue
             }
             if r.consumeNull() {
-                guard !f.required else { throw r.error("\(what)'s \(k) cannot be null") }
+                guard f.nullable else { throw r.error("\(what)'s \(k) cannot be null") }
             } else {
-                try f.read(&r, &record)
+                do {
+                    try f.read(&r, &record)
+                } catch {
+                    // Name the field whatever went wrong in it ("expected a string").
+                    var named = error
+                    if !named.message.contains(k) { named.message = "\(what)'s \(k): " + named.message }
+                    throw named
+                }
             }
             seen.insert(k)
         }
@@ -95,14 +106,14 @@ extension SavingPlan {
                   read: { r, p throws(JSONReadError) in p.startDay = try RecordFields<SavingPlan>.day(&r, "startDate") }),
             .init("nextDueDate", value: { .string(ISODate.dayText($0.nextDueDay)) },
                   read: { r, p throws(JSONReadError) in p.nextDueDay = try RecordFields<SavingPlan>.day(&r, "nextDueDate") }),
-            .init("lastExecuted", value: { .optional($0.lastExecutedDay.map(ISODate.dayText)) },
+            .init("lastExecuted", nullable: true, value: { .optional($0.lastExecutedDay.map(ISODate.dayText)) },
                   read: { r, p throws(JSONReadError) in p.lastExecutedDay = try RecordFields<SavingPlan>.day(&r, "lastExecuted") }),
             .init("from", value: { .string($0.from.rawValue) },
                   read: { r, p throws(JSONReadError) in p.from = try RecordFields<SavingPlan>.choice(&r, "saving funding") }),
             .init("method", value: { .string($0.method.rawValue) },
                   read: { r, p throws(JSONReadError) in p.method = try RecordFields<SavingPlan>.choice(&r, "saving method") }),
             .init("active", value: { .bool($0.active) }, read: { r, p throws(JSONReadError) in p.active = try r.readBool() }),
-            .init("notes", value: { .optional($0.notes) }, read: { r, p throws(JSONReadError) in p.notes = try r.readString() }),
+            .init("notes", nullable: true, value: { .optional($0.notes) }, read: { r, p throws(JSONReadError) in p.notes = try r.readString() }),
         ],
         blank: SavingPlan(name: "", portfolio: "", assetId: "", amount: .zero, frequency: .day, startDay: 0),
         finish: { p, seen, r throws(JSONReadError) in
@@ -130,7 +141,7 @@ extension PriceAlert {
             .init("repeat", value: { .bool($0.repeats) }, read: { r, a throws(JSONReadError) in a.repeats = try r.readBool() }),
             .init("state", value: { .string($0.state.rawValue) },
                   read: { r, a throws(JSONReadError) in a.state = try RecordFields<PriceAlert>.choice(&r, "alert state") }),
-            .init("lastChecked", value: { .optional($0.lastChecked.map(ISODate.format)) },
+            .init("lastChecked", nullable: true, value: { .optional($0.lastChecked.map(ISODate.format)) },
                   read: { r, a throws(JSONReadError) in a.lastChecked = try PortfolioCodec.readDate(&r) }),
         ],
         blank: PriceAlert(id: 0, assetId: "", condition: .above, threshold: .zero, currency: "USD"),
