@@ -32,11 +32,23 @@ import Testing
         }
     }
 
-    @Test func legsPairAsTheirKindsSay() {
+    @Test func legsPairAsTheLinkTableSays() {
         for a in TransactionType.allCases {
             for b in TransactionType.allCases {
-                let kinds = Set([a, b])
-                #expect(TransactionImport.pairs(a, b) == (kinds == [.sell, .buy] || kinds == [.transferOut, .transferIn]), "\(a) \(b)")
+                for samePortfolio in [true, false] {
+                    let x = Transaction(portfolio: "p", type: a, assetId: "", amount: Fixed18(units: 1), price: nil, fee: nil, currency: nil, date: Date())
+                    let y = Transaction(portfolio: samePortfolio ? "p" : "q", type: b, assetId: "", amount: Fixed18(units: 1), price: nil,
+                                        fee: nil, currency: nil, date: Date())
+                    let kinds = Set([a, b])
+                    let expected: String? = switch (kinds, samePortfolio) {
+                    case ([.sell, .buy], true): "swap"
+                    case ([.transferOut, .transferIn], false): "move"
+                    case ([.withdrawal, .deposit], false): "cash transfer"
+                    case ([.withdrawal, .deposit], true): "cash exchange"
+                    default: nil
+                    }
+                    #expect(LinkKind.of(x, y)?.name == expected, "\(a) \(b) \(samePortfolio)")
+                }
             }
         }
     }

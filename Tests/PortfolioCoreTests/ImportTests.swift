@@ -305,8 +305,7 @@ import Testing
                 "line 7: a transfer-out has no total (only a buy or a sell does)",
                 "line 8: " + PortfolioError.portfolioNotFound("nosuch").description,
                 "line 9: " + PortfolioError.fxRateMissing(from: "EUR", to: "USD", date: day("2024-01-05")).description,
-                "line 10: linkedId \(link) does not pair two legs (a swap is a sell and a buy, a move a transfer-out and a transfer-in, "
-                    + "both with the first leg's id as linkedId)",
+                "line 10: its linked leg (linkedId \(link)) is missing: a link joins two records",
                 "line 11: " + PortfolioError.coinNotFound(query: "MSFT", suggestions: []).description,
                 "line 12: " + PortfolioError.priceMissing(.buy).description,
                 "line 13: type 'swap' is not one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, deposit, withdrawal "

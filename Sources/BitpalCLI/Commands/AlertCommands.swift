@@ -79,7 +79,8 @@ struct AlertListCommand: Command {
     init(parsing a: inout ArgumentList) throws {}
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.session().loadSettings()
+        // The whole file, not its settings alone: a listing of a truncated store is refused as every command refuses it.
+        let book = try context.session().loadBook()
         if context.json {
             context.printJSON(.array(book.alerts.map(AlertText.json)))
             return .success

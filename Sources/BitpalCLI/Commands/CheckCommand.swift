@@ -47,6 +47,9 @@ struct CheckCommand: Command {
                 portfolioReport.problems.append((p.index < lines.count ? lines[p.index] : nil, p.rule.rawValue,
                                                  PortfolioStore.describe(p, lines: lines, names: context.names)))
             }
+            for p in portfolio.settingProblems() {
+                portfolioReport.problems.append((nil, "setting", TextEscaping.escaped(p.description)))
+            }
             // Manual prices are written by 'price set', which refuses a future date: one here came from a hand edit.
             for q in portfolio.manualPrices where q.time > context.now {
                 portfolioReport.problems.append((nil, "future date", "the manual price of \(context.coinLabel(q.coinId)) "

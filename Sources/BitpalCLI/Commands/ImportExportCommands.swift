@@ -208,6 +208,7 @@ struct ExportCommand: Command {
         let bytes = json || context.json ? TransactionExport.document(book, portfolios: names) : TransactionExport.csv(ordered)
         if let output {
             let path = try DataLocation.resolve(explicit: output, environment: context.environment.variables)
+            try KeptFiles.refuseOutput(path, dataDirectory: try context.dataDirectory())
             try FileSystem.writeAtomically(bytes, to: path)
             if context.json {  // stdout stays one JSON document: what was written where
                 context.printJSON(.object([("exported", .number(String(ordered.count))), ("output", .string(path))]))

@@ -29,6 +29,7 @@ struct ReportPageCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        if file != "-" { try KeptFiles.refuseOutput(file, dataDirectory: try context.dataDirectory()) }
         let reports = try context.reports(refresh: true, all: all, currency: currency) { $0.keepingDisposals = true }
         let (timeline, _) = try context.timeline(all: all, currency: currency, refresh: false)  // the reports just refreshed
         Human.symbol = Human.symbol(of: reports.baseCurrency)

@@ -120,7 +120,8 @@ struct TargetShowCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let p = try context.portfolio(in: try session.loadSettings())
+        // The whole file, not its settings alone: a truncated store is refused as every command refuses it.
+        let p = try context.portfolio(in: try session.loadBook())
         if context.json {
             context.printJSON(TargetText.json(p.targets))
             return .success

@@ -441,9 +441,11 @@ struct EditCommand: Command {
         details: """
         ID is the transaction's id or a unique prefix of 4+ characters (see 'bitpal list'), or @LINE,
         the record on that line of portfolio.json (as 'bitpal check' names it). The edited history is
-        checked as a whole, as 'add' checks it. Options not given keep their current values. On a
-        swap's or a move's leg, --date, --note and --value change both legs; --amount and --asset
-        change the leg named.
+        checked as a whole, as 'add' checks it. Options not given keep their current values. The legs
+        of a link change together: --date, --note and --value change both legs of a swap or a move;
+        --asset and --amount change both legs of a move, and --amount both of a cash transfer; on a
+        swap or a cash exchange they change the leg named. A move's receiving leg takes no price or
+        fee of its own.
         """,
         examples: ["bitpal edit 3f2a9c01 --price 41500", "bitpal edit 3f2a --date 2024-02-01 --note \"\""])
 
@@ -509,8 +511,14 @@ struct EditCommand: Command {
                 t.feeValue = fee
             }
             var changedLegs: [Transaction] = []
+            // What the legs of a link share changes on both (a move's asset and amount, a cash transfer's amount).
+            let link = legs.count == 2 ? LinkKind.of(book.transactions[legs[0]], book.transactions[legs[1]]) : nil
             for i in legs {
                 var leg = i == index ? t : book.transactions[i]
+                if i != index, let link {
+                    if link.sameAsset == true, let newAsset { leg.assetId = newAsset.id }
+                    if link.sameAmount, let amount { leg.amountValue = amount }
+                }
                 if let newDate { leg.date = newDate }
                 if let note { leg.notes = note.isEmpty ? nil : note }
                 if let value { leg.totalValue = value }

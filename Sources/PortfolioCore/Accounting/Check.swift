@@ -27,6 +27,8 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case overdraw = "takes more cash than there is"
         case fxRateMissing = "foreign currency without a rate"
         case fxRateInBase = "a rate on money in the base currency"
+        case brokenLink = "link broken"
+        case splitToNothing = "split leaves nothing"
     }
 
     public var rule: Rule
@@ -65,7 +67,7 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .cashNotTracked: error?.description(names: names) ?? rule.rawValue
         case .overdraw, .fxRateMissing: error?.description(names: names) ?? rule.rawValue
         case .fxRateInBase: "it is in the portfolio's base currency, so it takes no exchange rate"
-        case .unknownPortfolio, .unknownAsset, .currencyMismatch: error?.description(names: names) ?? rule.rawValue
+        case .unknownPortfolio, .unknownAsset, .currencyMismatch, .brokenLink, .splitToNothing: error?.description(names: names) ?? rule.rawValue
         case .oversell, .tooLarge, .unlinked:
             if case let .insufficientQuantity(s)? = error {
                 "\(s.noun) of \(DecimalFormatting.exact(s.requested)) \(names.coin(s.assetId))"
@@ -172,6 +174,7 @@ extension Book {
             case .insufficientQuantity?: .oversell
             case .insufficientCash?: .overdraw
             case .unlinkedTransferIn?: .unlinked
+            case .splitToNothing?: .splitToNothing
             default: .tooLarge
             }
             problems.append(StoreProblem(rule: rule, index: i, id: transactions[i].id, error: error))
@@ -225,6 +228,15 @@ extension Book {
                 excluded.insert(i)
             }
         }
+        // A link that makes no whole row of the link table leaves both its legs out.
+        let faults = linkFaults(excluding: excluded)
+        if !faults.isEmpty {
+            for (i, legs, link) in faults {
+                problems.append(StoreProblem(rule: .brokenLink, index: i, id: transactions[i].id, error: .brokenLink(legs: legs, link: link)))
+                excluded.insert(i)
+            }
+            problems.sort { $0.index < $1.index }
+        }
         return (problems, excluded)
     }
 
@@ -274,7 +286,7 @@ extension Book {
             if case let .insufficientQuantity(s)? = p.error { return .breaksLater(s) }
             if let error = p.error { return error }  // names the record it is about
         }
-        return introduced.first { $0.rule == .unlinked || $0.rule == .tooLarge }?.error
+        return introduced.first { $0.rule == .unlinked || $0.rule == .tooLarge || $0.rule == .splitToNothing }?.error
     }
 }
 

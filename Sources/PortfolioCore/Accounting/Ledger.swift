@@ -558,6 +558,10 @@ public struct Ledger: Sendable {
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {
                     if let overdraw { throw overdraw }
+                    // Units held must stay units held: a ratio that rounds them to nothing would lose their basis.
+                    if try p.lots.quantity.scaled(by: tx.amountValue, over: divisor).units == 0 {
+                        throw PortfolioError.splitToNothing(held: p.lots.quantity)
+                    }
                     changedInPlace = true
                     try p.lots.scale(by: tx.amountValue, over: divisor)
                     p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }

@@ -43,6 +43,10 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case unsupportedCurrency(String)
     /// A linked leg whose partner is missing or whose kind cannot change.
     case linkedLeg(String)
+    /// Records sharing one `linkedId` that make no whole link of `LinkKind.table` (legs as they are).
+    case brokenLink(legs: [Transaction], link: UUID)
+    /// A change that would leave a record other than a transaction (a plan, a target, a price) breaking a rule.
+    case brokenSetting(String)
     case transactionNotFound(String)
     case ambiguousID(prefix: String, matches: [String])
     case idTooShort(String)
@@ -54,6 +58,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case valueTooLarge
     /// A quantity held (or bought in one cycle) past what is kept exactly (about 3.4 × 10^20 units).
     case quantityTooLarge
+    /// A split whose ratio would round every unit held to zero (18 decimals), taking the basis with them.
+    case splitToNothing(held: Fixed18)
     /// A division whose divisor is zero (a bug or a corrupt history, never a rounding).
     case divisionByZero
 }
@@ -124,6 +130,8 @@ extension PortfolioError: CustomStringConvertible {
         case let .unsupportedCurrency(text):
             return "Unsupported currency '\(TextEscaping.shortened(text))'; supported: " + CurrencyCode.supported.joined(separator: ", ")
         case let .linkedLeg(message): return message
+        case let .brokenLink(legs, link): return LinkKind.fault(of: legs, link: link, names: names) ?? "its link is broken"
+        case let .brokenSetting(message): return message
         case let .transactionNotFound(id):
             return id.hasPrefix("@")
                 ? "No transaction record starts on line \(TextEscaping.escaped(String(id.dropFirst()))) of the store (see 'bitpal check')"
@@ -141,6 +149,8 @@ extension PortfolioError: CustomStringConvertible {
         case let .notWatched(id): return "\(coin(id)) is not in your watchlist"
         case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
         case .quantityTooLarge: return "A quantity is too large to keep exactly (over 3.4 × 10^20 units of one coin)"
+        case let .splitToNothing(held):
+            return "The split's ratio would round the \(held.text) units held to zero, and their basis with them; check the ratio (NEW:OLD)"
         case .divisionByZero: return "A division by zero was asked for (the history may be corrupt; run 'bitpal check')"
         }
     }

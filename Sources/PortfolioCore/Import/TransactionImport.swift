@@ -123,6 +123,8 @@ public struct ImportPlan: Sendable {
             if let (location, order) = row(of: s.id) { return (order, "\(location): \(text)") }
         case let .unlinkedTransferIn(id):
             if let (location, order) = row(of: id) { return (order, "\(location): \(text)") }
+        case let .brokenLink(legs, _):
+            for leg in legs { if let (location, order) = row(of: leg.id) { return (order, "\(location): \(text)") } }
         case .breaksLater:
             return (Int.max, "the imported rows would break a recorded transaction: " + text)
         default: break
@@ -409,8 +411,6 @@ public enum TransactionImport {
         var plan = ImportPlan(added: added, skipped: skipped, locations: addedRow.map { rows[$0].location })
         plan.orders = addedRow.map { rows[$0].order }
 
-        problems += linkProblems(plan, in: book)
-
         // The merged history is checked where every write is: `Book.admit`.
         if !added.isEmpty {
             var merged = book
@@ -444,34 +444,6 @@ public enum TransactionImport {
         let book = Book(transactions: existing, portfolios: portfolios)
         return try plan(rows, into: book, portfolio: Portfolio.mainName, now: now, allowDuplicates: allowDuplicates,
                         timeZone: timeZone, resolveAsset: resolveCoin)
-    }
-
-    /// Whether two legs' kinds make a swap (a sell and a buy) or a move (a transfer-out and a transfer-in), in either order.
-    static func pairs(_ a: TransactionType, _ b: TransactionType) -> Bool {
-        (a == .sell && b == .buy) || (a == .buy && b == .sell) || (a == .transferOut && b == .transferIn) || (a == .transferIn && b == .transferOut)
-    }
-
-    /// Linked legs come in pairs: a swap's sell and buy, or a move's transfer-out and transfer-in,
-    /// sharing the first leg's id as `linkedId`.
-    static func linkProblems(_ plan: ImportPlan, in book: Book) -> [(Int, String)] {
-        var legs: [UUID: [Transaction]] = [:]
-        for t in plan.added { if let link = t.linkedId { legs[link, default: []].append(t) } }
-        if legs.isEmpty { return [] }
-        for t in book.transactions { if let link = t.linkedId, legs[link] != nil { legs[link, default: []].append(t) } }
-        var problems: [(Int, String)] = []
-        for (i, t) in plan.added.enumerated() {
-            guard let link = t.linkedId, let group = legs[link] else { continue }
-            // The two kinds, either way round: a sell and a buy, or a transfer-out and a transfer-in.
-            let paired = group.count == 2 && group.contains { $0.id == link }
-                && Self.pairs(group[0].type, group[1].type)
-            if !paired {
-                let where_ = i < plan.locations.count ? plan.locations[i] : "a row"
-                problems.append((i < plan.orders.count ? plan.orders[i] : Int.max,
-                                 "\(where_): linkedId \(UUIDText.lowercased(link)) does not pair two legs "
-                                 + "(a swap is a sell and a buy, a move a transfer-out and a transfer-in, both with the first leg's id as linkedId)"))
-            }
-        }
-        return problems
     }
 
     /// Merges a whole import into `book`: creates the portfolios and assets the document names

@@ -379,6 +379,11 @@ extension Session {
             let day = plan.nextDueDay
             let today = ISODate.dayNumber(of: now, in: timeZone)
             guard day <= today else { throw SavingPlanError.notDue(plan.name, next: day) }
+            if let date, ISODate.dayNumber(of: date, in: timeZone) < day {
+                // A buy dated before its due date would be priced at a later quote than its own day's.
+                throw SavingPlanError.cannotRecord(plan.name, "the buy of the due date \(ISODate.dayText(day)) cannot be dated "
+                    + "before it (\(ISODate.dayText(ISODate.dayNumber(of: date, in: timeZone))))")
+            }
             let currency = book.currency(of: plan)
             guard let price = given ?? prices.quote(of: plan.assetId, currency: currency, day: day).flatMap({ SavingPrices.fixed($0.price) }) else {
                 throw SavingPlanError.noPrice(plan.name, assetId: plan.assetId, currency: currency, day: day)

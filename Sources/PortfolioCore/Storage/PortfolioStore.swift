@@ -76,6 +76,7 @@ public struct PortfolioStore: Sendable {
         var original = book
         let outcome = try change(&book)
         if outcome.write {
+            try Self.refuseSettingProblems(of: book, since: original)
             // An import has already checked this very book (when it broke no rule): not twice.
             let checked = book.admission?.covers(book, now: now) ?? false
             if !checked, original.readVersion == Book.formatVersion, let target = try? FileSystem.resolvingSymlink(path) {
@@ -105,6 +106,15 @@ public struct PortfolioStore: Sendable {
             }
         }
         return outcome.result
+    }
+
+    /// Refuses a change that leaves a plan, a target, a price or a rate breaking a rule it did not break before.
+    static func refuseSettingProblems(of book: Book, since original: Book) throws(PortfolioError) {
+        let introduced = book.settingProblemsIntroduced(since: original)
+        guard let first = introduced.first else { return }
+        throw .brokenSetting("This change would break a rule: \(first.description)"
+            + (introduced.count > 1 ? " (and \(introduced.count - 1) more problem\(introduced.count == 2 ? "" : "s"))" : "")
+            + "; nothing was written")
     }
 
     /// `book.admit`, a rejection worded with the lines of the stored file.

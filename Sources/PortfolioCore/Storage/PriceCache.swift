@@ -229,6 +229,10 @@ public struct PriceCache: Sendable {
                     try r.beginArray()
                     while try r.nextElement() { quotes.append(try readQuote(&r)) }
                     return quotes
+                case "latest":
+                    // Not kept (the history holds every quote), but read: a report reads this list first.
+                    try r.beginArray()
+                    while try r.nextElement() { _ = try readQuote(&r) }
                 case "version":
                     let v = try r.readInt()
                     sawVersion = true
@@ -276,6 +280,13 @@ public struct PriceCache: Sendable {
             }
         }
         guard let coin, let price, let time else { throw r.error("a quote needs coinId, price and time") }
+        if coin.hasPrefix("fx:") {
+            // An exchange rate: fx:FROM/TO, two different supported currencies.
+            let pair = coin.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard pair.count == 2, CurrencyCode.parse(pair[0]) == pair[0], CurrencyCode.parse(pair[1]) == pair[1], pair[0] != pair[1] else {
+                throw r.error("'\(TextEscaping.shortened(coin))' is not a rate between two supported currencies")
+            }
+        }
         return Quote(coinId: coin, price: price, change24h: change, marketCap: cap, time: time,
                      sourceUpdatedAt: updated, source: source, currency: currency)
     }
