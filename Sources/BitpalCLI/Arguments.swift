@@ -162,12 +162,13 @@ public struct ArgumentList {
         return text
     }
 
-    public static func positiveInt(_ text: String, field: String) throws -> Int {
+    /// A whole number of digits; one past `max` is refused saying what the most is (exit 1).
+    public static func positiveInt(_ text: String, field: String, max: Int = Int.max) throws -> Int {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
             throw UsageError.invalidLiteral(.notAnInteger(field: field, text: text))
         }
-        guard let n = Int(text) else {
-            throw CommandFailure("\(field) '\(TextEscaping.escaped(text))' is too large (at most \(Int.max))")
+        guard let n = Int(text), n <= max else {
+            throw CommandFailure("\(field) '\(TextEscaping.shortened(text))' is too large (at most \(max))")
         }
         return n
     }

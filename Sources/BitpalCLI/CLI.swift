@@ -52,33 +52,37 @@ public struct CLI {
     }
 
     func report(_ error: Error) -> ExitCode {
-        switch error {
-        case let e as UsageError:
-            console.error("error: \(e)\n")
-            return .usage
-        case let e as LiteralError:
-            console.error("error: \(e)\n")
-            return .usage
+        let (message, code): (String, ExitCode) = switch error {
+        case let e as UsageError: ("\(e)", .usage)
+        case let e as LiteralError: ("\(e)", .usage)
         case let e as PriceError:
-            console.error("error: \(e)\n")
             switch e {
-            case .offline, .historyDays: return .usage
-            case .unknownCoin: return .failure  // the service answered: it has no such coin
-            default: return .service
+            case .offline: ("\(e)", .usage)
+            case .unknownCoin: ("\(e)", .failure)  // the service answered: it has no such coin
+            case .historyDays: ("\(e)", .failure)  // a well-formed number the rule refuses
+            default: ("\(e)", .service)
             }
-        case let e as PortfolioError:
-            console.error("error: \(e)\n")
-            return .failure
-        case let e as StoreError:
-            console.error("error: \(e)\n")
-            return .failure
-        case let e as CommandFailure:
-            console.error("error: \(e.message)\n")
-            return e.code
-        default:
-            console.error("error: \(error)\n")
-            return .failure
+        case let e as PortfolioError: ("\(e)", .failure)
+        case let e as StoreError: ("\(e)", .failure)
+        case let e as CommandFailure: (e.message, e.code)
+        default: ("\(error)", .failure)
         }
+        console.error("error: \(Self.capped(message))\n")
+        return code
+    }
+
+    /// The longest line of an error bitpal prints: what a person typed or a file held is echoed in
+    /// messages, and 100,000 characters of it would bury the message (and fill a cron mail).
+    static let maxErrorLine = 1000
+
+    /// `message` with each line longer than `maxErrorLine` cut in its middle, saying how long it was.
+    static func capped(_ message: String) -> String {
+        guard message.utf8.count > maxErrorLine else { return message }
+        return message.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            guard line.count > maxErrorLine else { return String(line) }
+            let half = maxErrorLine / 2 - 20
+            return String(line.prefix(half)) + " … " + String(line.suffix(half)) + " (a line of \(line.count) characters, cut)"
+        }.joined(separator: "\n")
     }
 
     func dispatch(_ arguments: [String]) throws -> ExitCode {

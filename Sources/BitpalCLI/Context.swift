@@ -182,6 +182,8 @@ public final class Context {
             warn("\(path) breaks \(n) rule\(n == 1 ? "" : "s") (\(problems.joined(separator: "; "))\(n > 2 ? "; …" : "")); "
                 + (leftOut ? "\(n == 1 ? "that record is" : "those records are") left out of this report: " : "")
                 + "run 'bitpal check'")
+        case .storeMigrated(let backup):
+            note("Upgraded portfolio.json to format version \(Book.formatVersion); the file as it was is kept as \(backup).")
         }
     }
 }

@@ -231,4 +231,118 @@ final class EdgeTwoTests: XCTestCase {
         XCTAssertTrue(r.err.contains("cannot be dated before it"), r.err)
         s.ok(["saving", "confirm", "m", "--price", "60000", "--date", "2024-05-16"])
     }
+
+    // MARK: Accepted that should be refused
+
+    /// 9. CASH is a portfolio's cash, never an asset's code.
+    func testCashIsNoAssetCode() {
+        let s = Sandbox()
+        let r = s.run(["asset", "add", "CASH", "--name", "Cash", "--type", "other"])
+        XCTAssertEqual(r.code, .failure, r.description)
+        XCTAssertTrue(r.err.contains("asset CASH uses the name of a portfolio's cash"), r.err)
+        XCTAssertNil(s.storeBytes)
+    }
+
+    /// 10. A projection is exact or refused, never NaN.
+    func testAPlanWhoseProjectionCannotBeComputedIsRefused() {
+        let s = Sandbox()
+        let r = s.run(["plan", "add", "far", "--target", "1000000", "--by", "9999-12-31", "--return", "10", "--monthly", "100"])
+        XCTAssertEqual(r.code, .failure, r.description)
+        XCTAssertTrue(r.err.contains("grows past what bitpal computes"), r.err)
+        s.ok(["plan", "add", "far", "--target", "1000000", "--by", "2100-12-31", "--return", "10", "--monthly", "100"])
+        let shown = s.ok(["plan", "show", "far", "--json"]).out
+        XCTAssertFalse(shown.contains("NaN"), shown)
+        XCTAssertEqual(s.run(["plan", "edit", "far", "--by", "9999-12-31"]).code, .failure)
+    }
+
+    /// 11. Plan names take the rule of every other name.
+    func testPlanNamesTakeTheRuleOfEveryName() {
+        let s = Sandbox()
+        for bad in ["a\u{1B}[31mb", "bell\u{07}", "del\u{7F}", "rlo\u{202E}x", "iso\u{2066}x", "two words", ""] {
+            XCTAssertEqual(s.run(["plan", "add", bad, "--target", "100", "--by", "2030-01-01"]).code, .usage, bad.debugDescription)
+            XCTAssertEqual(s.run(["saving", "add", bad, "--asset", "btc", "--amount", "10", "--every", "week"]).code, .usage, bad.debugDescription)
+        }
+        XCTAssertNil(s.storeBytes)
+        s.ok(["plan", "add", "house_2030", "--target", "100", "--by", "2030-01-01"])
+    }
+
+    /// 15. The first write of a version-1 store keeps a fresh backup, under a free name when the usual one is taken.
+    func testMigrationAlwaysKeepsAFreshBackup() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("PortfolioCoreTests/Fixtures/portfolio-v1.json")
+        let v1 = try Data(contentsOf: fixture)
+        let s = Sandbox()
+        try FileManager.default.createDirectory(atPath: s.dir + "/portfolio.v1.json", withIntermediateDirectories: true)  // a folder in the way
+        _ = s.write("portfolio.json", String(decoding: v1, as: UTF8.self))
+        let r = s.ok(["add", "buy", "ethereum", "1", "2000", "--date", "2024-01-15"])
+        XCTAssertTrue(r.err.contains("kept as \(s.dir)/portfolio.v1.2.json"), r.err)
+        XCTAssertEqual(FileManager.default.contents(atPath: s.dir + "/portfolio.v1.2.json"), v1)
+        var isDir: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: s.dir + "/portfolio.v1.json", isDirectory: &isDir) && isDir.boolValue)
+        XCTAssertTrue(try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8)).contains("\"version\": 2"))
+    }
+
+    // MARK: Exit codes and words
+
+    /// 16. Help lists only what `add` takes; a rule is exit 1; the record's own rule is named; exponents are
+    /// numbers bitpal does not read; an echoed input is cut.
+    func testExitCodesAndWords() throws {
+        let s = Sandbox()
+        let help = s.ok(["help", "add"]).out
+        XCTAssertFalse(help.contains("  deposit "), help)
+        XCTAssertTrue(help.contains("bitpal cash deposit"), help)
+        let deposit = s.run(["add", "deposit", "5"])
+        XCTAssertEqual(deposit.code, .usage)
+        XCTAssertTrue(deposit.err.contains("bitpal cash deposit AMOUNT"), deposit.err)
+
+        s.ok(["portfolio", "edit", "main", "--cash"])
+        s.ok(["cash", "deposit", "100", "--date", "2024-01-01"])
+        let id = try XCTUnwrap(try s.loadPortfolio().transactions.first).id.uuidString.lowercased()
+        let edit = s.run(["edit", id, "--asset", "btc"])
+        XCTAssertEqual(edit.code, .failure)
+        XCTAssertEqual(edit.err, "error: A deposit or withdrawal is cash alone and names no asset\n")
+
+        let file = s.write("p.journal", "P 2024-01-15 BTC 1e5 USD\n")
+        let imported = s.run(["price", "import", file])
+        XCTAssertEqual(imported.code, .failure)
+        XCTAssertTrue(imported.err.contains("'1e5' is not a plain decimal number"), imported.err)
+
+        let long = String(repeating: "x", count: 100_000)
+        let echoed = s.run(["add", "buy", long, "1", "1"])
+        XCTAssertNotEqual(echoed.code, .success)
+        XCTAssertLessThan(echoed.err.utf8.count, 1200, "an echoed input is cut")
+        XCTAssertTrue(echoed.err.contains("characters, cut"), echoed.err)
+    }
+}
+
+/// The items of "trust at the edges, part two" that need the fake price service on 127.0.0.1.
+final class EdgeTwoServiceTests: FakeServiceTestCase {
+    /// 13. A price below what bitpal keeps, and points outside the window asked for, are not stored.
+    func testMarketChartPointsOutsideTheWindowOrTooSmallAreDropped() throws {
+        let s = online()
+        let now = FakeCoinGecko.chartNow
+        server.enqueue(FakeCoinGecko.Reply(status: 200, body: """
+            {"prices": [[0, 100], [\(now - 400 * 86_400_000), 50000], [\(now - 86_400_000), 1e-30], [\(now - 2 * 86_400_000), 61000]],
+             "market_caps": [], "total_volumes": []}
+            """))
+        let r = s.run(["price", "fetch-history", "btc", "--days", "365"])
+        XCTAssertEqual(r.code, .success, r.description)
+        XCTAssertTrue(r.err.contains("ignored 3 of 4 price points"), r.err)
+        let quotes = try PriceCache(directory: s.dir).load()
+        XCTAssertEqual(quotes.map(\.price), [61000])
+    }
+
+    /// 14. A key the server echoes as a coin's name is never stored or shown.
+    func testAnEchoedKeyIsNeverStored() throws {
+        let key = "CG-abcdefghijklmnopqrstuvwx"
+        let s = online(["COINGECKO_API_KEY": key])
+        server.fallback = { _ in
+            FakeCoinGecko.Reply(status: 200, body: #"[{"id":"bitcoin","symbol":"btc","name":"Bitcoin"},{"id":"leak","symbol":"lk","name":"\#(key)"}]"#)
+        }
+        s.ok(["coins", "update"])
+        let stored = try XCTUnwrap(String(data: try XCTUnwrap(FileManager.default.contents(atPath: s.dir + "/coins.json")), encoding: .utf8))
+        XCTAssertFalse(stored.lowercased().contains("abcdefghijkl"), stored)
+        XCTAssertTrue(stored.contains("bitcoin"), stored)
+        XCTAssertFalse(s.run(["--offline", "coins", "search", "lk"]).out.contains("abcdefgh"))
+    }
 }

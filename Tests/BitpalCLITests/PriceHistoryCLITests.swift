@@ -225,9 +225,12 @@ final class PriceFetchHistoryTests: FakeServiceTestCase {
     func testBeyondTheFreePlansYearIsExplained() throws {
         let s = online()
         let tooMany = s.run(["price", "fetch-history", "btc", "--days", "400"])
-        XCTAssertEqual(tooMany.code, .usage)
+        XCTAssertEqual(tooMany.code, .failure)  // a well-formed number the rule refuses
         XCTAssertTrue(tooMany.err.contains("ask for 1 to 365"), tooMany.err)
-        XCTAssertEqual(s.run(["price", "fetch-history", "btc", "--days", "0"]).code, .usage)
+        XCTAssertEqual(s.run(["price", "fetch-history", "btc", "--days", "0"]).code, .failure)
+        let huge = s.run(["price", "fetch-history", "btc", "--days", "99999999999999999999"])
+        XCTAssertEqual(huge.code, .failure)
+        XCTAssertTrue(huge.err.contains("more than 365 days of history"), huge.err)
         XCTAssertEqual(s.run(["price", "fetch-history", "btc", "--days", "ten"]).code, .usage)
         XCTAssertTrue(server.requests.isEmpty)
         // The service itself refusing the range (401, error 10012) is exit 3 with the plan's limit.

@@ -20,9 +20,10 @@ enum PlanText {
         return r
     }
 
+    /// A plan's or a saving plan's name: the rule of every name bitpal keeps (a portfolio's).
     static func name(_ text: String) throws(UsageError) -> String {
-        guard (1...40).contains(text.count), !text.contains(where: { $0.isNewline || $0 == "\t" }) else {
-            throw .invalidValue(option: "NAME", value: text, reason: "a plan name is 1–40 characters on one line")
+        guard Portfolio.isValidName(text) else {
+            throw .invalidValue(option: "NAME", value: text, reason: "a plan name is 1–40 letters, digits, '-', '_' or '.'")
         }
         return text
     }

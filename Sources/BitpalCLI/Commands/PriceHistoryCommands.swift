@@ -168,7 +168,9 @@ struct PriceFetchHistoryCommand: Command {
     init(parsing a: inout ArgumentList) throws {
         coins = [try a.popPositional("COIN")] + a.popRemaining()
         let text = a.popOption("--days")
-        days = try text.map { try ArgumentList.positiveInt($0, field: "--days") } ?? PriceError.maxHistoryDays
+        days = try text.map { text in
+            do { return try ArgumentList.positiveInt(text, field: "--days") } catch is CommandFailure { throw PriceError.historyDays(Int.max) }
+        } ?? PriceError.maxHistoryDays
         if !(1...PriceError.maxHistoryDays).contains(days) { throw PriceError.historyDays(days) }
     }
 

@@ -131,10 +131,13 @@ struct AddCommand: Command {
         options: [TransactionOptions.date, TransactionOptions.fee, TransactionOptions.note, TransactionOptions.total,
                   TransactionOptions.currency, TransactionOptions.fxRate, TransactionOptions.value],
         group: "Transactions",
-        details: KindRule.table.map { "  \($0.type.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \($0.arguments.padding(toLength: 19, withPad: " ", startingAt: 0)) \($0.summary)" }
+        details: KindRule.table.filter { $0.asset != .none }
+            .map { "  \($0.type.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \($0.arguments.padding(toLength: 19, withPad: " ", startingAt: 0)) \($0.summary)" }
             .joined(separator: "\n") + """
 
           swap          FROM AMOUNT TO AMOUNT  one asset for another at --value V (money), fee on the disposal
+
+        Money alone (no asset) is recorded with 'bitpal cash deposit|withdraw|exchange|transfer'.
 
         ASSET is a registered asset's code (AAPL, any case), else a CoinGecko id (bitcoin) or symbol
         (btc). Numbers are plain decimals (0.5, 42000): no commas, exponents or signs (an adjustment's
@@ -163,7 +166,11 @@ struct AddCommand: Command {
     var valueText: String?
 
     init(parsing a: inout ArgumentList) throws {
-        kind = try ArgumentList.choice(try a.popPositional("KIND"), of: TransactionOptions.addKinds, option: "KIND")
+        let kindText = try a.popPositional("KIND")
+        if let cash = TransactionType(rawValue: kindText.lowercased()), KindRule.of(cash).asset == .none {
+            throw UsageError.conflict("a \(cash.rawValue) is money alone: record it with 'bitpal cash \(cash == .deposit ? "deposit" : "withdraw") AMOUNT'")
+        }
+        kind = try ArgumentList.choice(kindText, of: TransactionOptions.addKinds, option: "KIND")
         arguments = a.popRemaining()
         date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
         feeText = a.popOption("--fee")

@@ -279,7 +279,7 @@ extension Book {
             case .taxAboveGross: return .taxAboveGross
             case .futureDate: return .futureDate
             case .duplicateID: return nil
-            default: return own.error
+            default: return own.error ?? .recordRule(own)
             }
         }
         for p in introduced where p.rule == .oversell || p.rule == .overdraw || p.rule == .cashNotTracked {

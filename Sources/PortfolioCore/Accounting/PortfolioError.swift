@@ -45,6 +45,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case linkedLeg(String)
     /// Records sharing one `linkedId` that make no whole link of `LinkKind.table` (legs as they are).
     case brokenLink(legs: [Transaction], link: UUID)
+    /// A rule of a record's own (a deposit naming an asset, say), as `check` words it.
+    indirect case recordRule(StoreProblem)
     /// A change that would leave a record other than a transaction (a plan, a target, a price) breaking a rule.
     case brokenSetting(String)
     case transactionNotFound(String)
@@ -132,6 +134,9 @@ extension PortfolioError: CustomStringConvertible {
         case let .linkedLeg(message): return message
         case let .brokenLink(legs, link): return LinkKind.fault(of: legs, link: link, names: names) ?? "its link is broken"
         case let .brokenSetting(message): return message
+        case let .recordRule(problem):
+            let text = problem.describe(names: names)
+            return text.prefix(1).uppercased() + text.dropFirst()
         case let .transactionNotFound(id):
             return id.hasPrefix("@")
                 ? "No transaction record starts on line \(TextEscaping.escaped(String(id.dropFirst()))) of the store (see 'bitpal check')"

@@ -66,11 +66,17 @@ extension Book {
         }
         for plan in plans {
             let subject = "investment plan \(quoted(plan.name))"
+            if !Self.isPrintableName(plan.name) { add(subject, "has a name with control characters") }
             if let p = plan.portfolio, !portfolioNames.contains(p) { add(subject, "names portfolio \(quoted(p)), which does not exist") }
             if plan.target.units <= 0 { add(subject, "has a target that is not greater than zero") }
+            if !plan.projectionIsComputable {
+                add(subject, "grows past what bitpal computes by its date (over 10^60 times at \(plan.expectedReturn.text)% a year): "
+                    + "choose a nearer date or a lower return")
+            }
         }
         for plan in savingPlans {
             let subject = "saving plan \(quoted(plan.name))"
+            if !Self.isPrintableName(plan.name) { add(subject, "has a name with control characters") }
             if !portfolioNames.contains(plan.portfolio) { add(subject, "names portfolio \(quoted(plan.portfolio)), which does not exist") }
             if unknownAsset(plan.assetId) { add(subject, "buys \(TextEscaping.escaped(plan.assetId)), which is not a registered asset") }
             if plan.amount.units <= 0 { add(subject, "has an amount that is not greater than zero") }
@@ -93,6 +99,14 @@ extension Book {
             if CurrencyCode.parse(alert.currency) != alert.currency { add(subject, "is in \(quoted(alert.currency)), not a supported currency") }
         }
         return problems
+    }
+
+    /// Whether a name (kept from an older bitpal, which took any text on one line) has no control or
+    /// direction-changing characters: what a terminal would act on instead of showing.
+    static func isPrintableName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { s in
+            !(s.properties.generalCategory == .control || s.properties.generalCategory == .format)
+        }
     }
 
     /// The problems of `settingProblems()` this book has that `original` did not (as many times as it had each).

@@ -61,9 +61,11 @@ public struct CoinCatalog: Sendable {
         if found.count < 3 {
             let limit = max(1, min(3, q.count / 3))
             var near: [(Int, Coin)] = []
+            let length = q.count
+            // A distance is at least the difference of the lengths: a word much longer than any name is near none.
+            func distance(_ text: String) -> Int { abs(text.count - length) > limit ? Int.max : EditDistance.between(q, text) }
             for c in coins {
-                let d = min(EditDistance.between(q, c.id), EditDistance.between(q, c.symbol.lowercased()),
-                            EditDistance.between(q, c.name.lowercased()))
+                let d = min(distance(c.id), distance(c.symbol.lowercased()), distance(c.name.lowercased()))
                 if d <= limit { near.append((d, c)) }
             }
             near.sort { a, b in a.0 != b.0 ? a.0 < b.0 : CoinCatalog.rankOrder(a.1, b.1) }

@@ -342,6 +342,12 @@ public enum PriceImport {
         }
         if before.hasSuffix("+") { before = String(before.dropLast()).trimmedSpace }
         var number = string(chars[start..<end])
+        // An exponent glued to the number (1e5, 2.5E-3) is a number bitpal does not read, not a currency.
+        if let first = after.unicodeScalars.first, first == "e" || first == "E",
+           after.unicodeScalars.dropFirst().first.map({ digit($0) || $0 == "-" || $0 == "+" }) ?? false {
+            let word = String(after.prefix { !$0.isWhitespace })
+            throw LineError("'\(TextEscaping.shortened(number + word))' is not a plain decimal number (write 100000, not 1e5)")
+        }
         if !before.isEmpty && !after.isEmpty {
             throw LineError("'\(TextEscaping.shortened(text))' names a currency on both sides of the number")
         }

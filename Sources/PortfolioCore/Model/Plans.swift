@@ -33,6 +33,26 @@ public struct InvestmentPlan: Hashable, Sendable {
     }
 }
 
+extension InvestmentPlan {
+    /// The largest growth factor (1 + r)ⁿ a projection may reach: far inside what `Decimal` keeps, so the
+    /// projection stays a number (a 10% return over 8,000 years would not).
+    static let growthLimit = Decimal(string: "1e60") ?? 1
+    private static let utc = TimeZone(secondsFromGMT: 0) ?? .current
+
+    /// Whether the projection from `startDate` to `byDate` stays a number: (1 + monthly rate)^months ≤ 10^60.
+    public var projectionIsComputable: Bool {
+        let r = expectedReturn.decimal / 12 / 100
+        if r.isZero { return true }
+        let months = PlanProgress.months(from: ISODate.localDay(of: startDate, in: Self.utc), to: ISODate.localDay(of: byDate, in: Self.utc))
+        var growth: Decimal = 1
+        for _ in 0..<months {
+            growth *= 1 + r
+            if growth.isNaN || growth > Self.growthLimit { return false }
+        }
+        return true
+    }
+}
+
 /// Where a plan stands today.
 public struct PlanProgress: Sendable, Equatable {
     public var currentValue: Exact36

@@ -195,7 +195,7 @@ public struct CoinGeckoClient: Sendable {
     ///
     /// The reply's three arrays may differ in length, so they are matched by timestamp, never by
     /// position: a market cap is kept only where a point of the same millisecond has one. A point
-    /// with an unusable time (milliseconds outside 1900–9999, or more than an hour after `now`) or
+    /// with an unusable time (outside the `days` asked for, with a day's slack, or more than an hour after `now`) or
     /// price (`ServiceNumbers.price`) is dropped with one warning for the reply.
     ///
     /// - Throws: `PriceError.historyBeyondPlan` for a 401 about the range (error 10012, or any 401
@@ -227,10 +227,12 @@ public struct CoinGeckoClient: Sendable {
             caps[ISODate.millis(date)] = cap
         }
         let latest = now.addingTimeInterval(3600)
+        // The window asked for, and a day of slack for the first daily point: a point outside it is not an answer to the question.
+        let earliest = now.addingTimeInterval(-Double(days + 1) * 86_400)
         var byTime: [Int64: Quote] = [:]
         var ignored = 0
         for (stamp, value) in chart.prices {
-            guard let date = ServiceNumbers.dateMillis(stamp), date <= latest,
+            guard let date = ServiceNumbers.dateMillis(stamp), date <= latest, date >= earliest,
                   case let .number(text) = value, let price = ServiceNumbers.price(text) else {
                 ignored += 1
                 continue
@@ -397,9 +399,12 @@ public struct CoinGeckoClient: Sendable {
         }
         let body = try get("/coins/list", query: [], maxBodyBytes: config.limits.coinList)
         do {
-            return try JSONDecoder().decode([Entry].self, from: body).map {
+            let coins = try JSONDecoder().decode([Entry].self, from: body).map {
                 Coin(id: $0.id, symbol: $0.symbol, name: $0.name)
             }
+            // The list is stored (coins.json) and shown: a coin whose id, symbol or name echoes a key is left out.
+            if secrets.allSatisfy(\.isEmpty) { return coins }
+            return coins.filter { c in [c.id, c.symbol, c.name].allSatisfy { PriceError.redact($0, secrets) == $0 } }
         } catch {
             throw PriceError.badResponse(Self.decodingDetail(error, body: body)).redacting(secrets)
         }

@@ -130,7 +130,7 @@ extension PriceError: CustomStringConvertible {
             "the price service refused \(days) day\(days == 1 ? "" : "s") of history (HTTP 401): its free and demo plans reach back "
                 + "at most \(PriceError.maxHistoryDays) days (ask for fewer with --days, or use a paid plan's COINGECKO_PRO_API_KEY)"
         case let .historyDays(days):
-            "\(days) day\(days == 1 ? "" : "s") of history: ask for 1 to \(PriceError.maxHistoryDays) "
+            "\(days == Int.max ? "more than \(PriceError.maxHistoryDays) days" : "\(days) day\(days == 1 ? "" : "s")") of history: ask for 1 to \(PriceError.maxHistoryDays) "
                 + "(the free and demo plans of the price service reach back \(PriceError.maxHistoryDays) days)"
         case let .unknownCoin(id):
             "the price service does not know the coin '\(TextEscaping.escaped(id))' (HTTP 404); find its id with 'bitpal coins search'"

@@ -79,8 +79,9 @@ public enum ServiceNumbers {
 
     /// The largest price bitpal accepts from the service, in USD (`10^15`).
     public static let maxPrice = Decimal(sign: .plus, exponent: 15, significand: 1)
-    /// The smallest positive price bitpal accepts (`10^-30`).
-    public static let minPrice = Decimal(sign: .plus, exponent: -30, significand: 1)
+    /// The smallest positive price bitpal accepts (`10^-18`): the smallest amount bitpal keeps exactly, so
+    /// a price below it would value any holding at nothing and could not price a saving plan's buy.
+    public static let minPrice = Decimal(sign: .plus, exponent: -18, significand: 1)
     /// The largest 24h change, in percent, either way (`10^9`).
     public static let maxChange = Decimal(sign: .plus, exponent: 9, significand: 1)
     /// The largest market cap, in USD (`10^18`).

@@ -79,6 +79,8 @@ public enum SessionNotice {
     case priceCacheUnreadable(StoreError)
     /// The store breaks rules; with `leftOut` the records were left out of the replay.
     case storeBreaksRules(path: String, problems: [String], count: Int, leftOut: Bool)
+    /// A version-1 store was written in the current version, after the old file was kept as `backup`.
+    case storeMigrated(backup: String)
 }
 
 /// A network failure remembered for a few minutes (`.network-failure` in the data folder).
@@ -112,7 +114,12 @@ public final class Session {
         self.notify = notify
     }
 
-    public var store: PortfolioStore { PortfolioStore(directory: directory) }
+    public var store: PortfolioStore {
+        var store = PortfolioStore(directory: directory)
+        nonisolated(unsafe) let notify = self.notify
+        store.migrated = { notify(.storeMigrated(backup: $0)) }
+        return store
+    }
     public var priceCache: PriceCache { PriceCache(directory: directory) }
     public var catalogCache: CatalogCache { CatalogCache(directory: directory) }
 

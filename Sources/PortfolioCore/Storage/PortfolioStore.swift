@@ -31,6 +31,9 @@ public struct PortfolioStore: Sendable {
     public let directory: String
     public var path: String { directory + "/portfolio.json" }
 
+    /// Told the path of the backup a first write of a version-1 file made.
+    public var migrated: (@Sendable (String) -> Void)?
+
     public init(directory: String) { self.directory = directory }
 
     /// The largest store read: 1 GiB (about 6 million transactions at ~170 bytes each).
@@ -91,12 +94,13 @@ public struct PortfolioStore: Sendable {
             if !checked { try admit(book, original: original, now: now, names: names) }
             let target = try FileSystem.resolvingSymlink(path)
             FileSystem.removeLeftoverTempFiles(of: target)
-            if original.readVersion < Book.formatVersion {
-                // The first write of a version-1 file: keep it once, as it was, beside the new one.
-                let keep = (target as NSString).deletingLastPathComponent + "/portfolio.v1.json"
-                if !FileManager.default.fileExists(atPath: keep), let old = try FileSystem.read(target) {
-                    try FileSystem.writeAtomically(old, to: keep)
-                }
+            if original.readVersion < Book.formatVersion, let old = try FileSystem.read(target) {
+                // The first write of a version-1 file: keep it, as it was, beside the new one, under a
+                // name nothing has yet (a file, a folder or a link of that name is never replaced).
+                let folder = (target as NSString).deletingLastPathComponent
+                let keep = try Self.freeBackupPath(in: folder, version: original.readVersion)
+                try FileSystem.writeAtomically(old, to: keep)
+                migrated?(keep)
             }
             book.changed = []
             book.admission = nil
@@ -106,6 +110,18 @@ public struct PortfolioStore: Sendable {
             }
         }
         return outcome.result
+    }
+
+    /// `portfolio.v1.json`, else `portfolio.v1.2.json`, `portfolio.v1.3.json` …: the first name in `folder`
+    /// that nothing (no file, folder or link, even a broken one) has.
+    static func freeBackupPath(in folder: String, version: Int) throws(StoreError) -> String {
+        for n in 1...1000 {
+            let path = folder + "/portfolio.v\(version)" + (n == 1 ? "" : ".\(n)") + ".json"
+            var st = stat()
+            if lstat(path, &st) != 0 && errno == ENOENT { return path }
+        }
+        throw StoreError(path: folder + "/portfolio.v\(version).json", reason: .writeFailed(
+            "no free name for the backup of the version-\(version) file (portfolio.v\(version).json … .1000.json all exist)"))
     }
 
     /// Refuses a change that leaves a plan, a target, a price or a rate breaking a rule it did not break before.
