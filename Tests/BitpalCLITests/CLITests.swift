@@ -440,7 +440,8 @@ final class CLITests: XCTestCase {
           "skipped": 12,
           "portfoliosCreated": [],
           "assetsCreated": [],
-          "manualPricesImported": 0
+          "manualPricesImported": 0,
+          "settingsImported": 0
         }
 
         """)

@@ -134,6 +134,7 @@ struct ImportCommand: Command {
                 fields.append(("portfoliosCreated", .array(outcome.createdPortfolios.map { .string($0) })))
                 fields.append(("assetsCreated", .array(outcome.createdAssets.map { .string($0) })))
                 fields.append(("manualPricesImported", .number(String(outcome.addedPrices))))
+                fields.append(("settingsImported", .number(String(outcome.addedSettings))))
             }
             context.printJSON(.object(fields))
             return .success
@@ -149,6 +150,9 @@ struct ImportCommand: Command {
             created.append("asset\(outcome.createdAssets.count == 1 ? "" : "s") " + outcome.createdAssets.map(TextEscaping.escaped).joined(separator: ", "))
         }
         if outcome.addedPrices > 0 { created.append("\(outcome.addedPrices) manual price\(outcome.addedPrices == 1 ? "" : "s")") }
+        if outcome.addedSettings > 0 {
+            created.append("\(outcome.addedSettings) setting\(outcome.addedSettings == 1 ? "" : "s") (rates, plans, saving plans, alerts, targets)")
+        }
         if dryRun {
             context.out("Dry run: would import \(plan.added.count) and skip \(plan.skipped) already recorded. Nothing was written.\n")
             if !created.isEmpty { context.out("It would also add " + created.joined(separator: ", ") + ".\n") }

@@ -81,6 +81,13 @@ public struct ImportDocument: Sendable {
     public var portfolios: [Portfolio]
     public var assets: [Asset]
     public var manualPrices: [Quote]
+    /// The rest of a whole-book export: what `portfolio.json` keeps besides the transactions.
+    public var defaultPortfolio: String?
+    public var fxRates: [FXRate] = []
+    public var plans: [InvestmentPlan] = []
+    public var savingPlans: [SavingPlan] = []
+    public var alerts: [PriceAlert] = []
+    public var watchlist: [WatchEntry] = []
     /// A whole-book export, not a plain array of transactions (or a CSV).
     public var isBook: Bool
 
@@ -153,10 +160,14 @@ public struct ImportOutcome: Sendable {
     public var createdPortfolios: [String] = []
     public var createdAssets: [String] = []
     public var addedPrices: Int = 0
+    /// Rates, plans, saving plans and alerts a whole-book export added.
+    public var addedSettings: Int = 0
     public var skippedPrices: Int = 0
 
     /// Whether anything would be written.
-    public var changesStore: Bool { !plan.added.isEmpty || !createdPortfolios.isEmpty || !createdAssets.isEmpty || addedPrices > 0 }
+    public var changesStore: Bool {
+        !plan.added.isEmpty || !createdPortfolios.isEmpty || !createdAssets.isEmpty || addedPrices > 0 || addedSettings > 0
+    }
 }
 
 /// Reads `bitpal import` files and checks every row as `add` would, all or nothing.
@@ -276,6 +287,22 @@ public enum TransactionImport {
                     case "manualPrices":
                         try r.beginArray()
                         while try r.nextElement() { doc.manualPrices.append(try PortfolioCodec.readManualPrice(&r)) }
+                    case "defaultPortfolio": doc.defaultPortfolio = try r.readString()
+                    case "fxRates":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.fxRates.append(try PortfolioCodec.readRate(&r)) }
+                    case "plans":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.plans.append(try PortfolioCodec.readPlan(&r)) }
+                    case "savingPlans":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.savingPlans.append(try SavingPlan.fields.read(&r)) }
+                    case "alerts":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.alerts.append(try PriceAlert.fields.read(&r)) }
+                    case "watchlist":
+                        try r.beginArray()
+                        while try r.nextElement() { doc.watchlist.append(try PortfolioCodec.readWatchEntry(&r)) }
                     default:
                         try r.skipValue()
                     }
@@ -468,7 +495,23 @@ public enum TransactionImport {
                 problems.append("portfolio '\(name)': " + PortfolioError.unsupportedCurrency(p.baseCurrency).description)
                 continue
             }
+            if let existing = merged.portfolio(named: p.name), let i = merged.portfolios.firstIndex(of: existing),
+               existing == Portfolio(name: existing.name, createdDate: existing.createdDate),
+               !book.transactions.contains(where: { $0.portfolio == existing.name }) {
+                // A portfolio as bitpal first makes it, with nothing in it yet (the 'main' of a new folder),
+                // takes the file's settings whole.
+                var adopted = p
+                adopted.name = existing.name
+                adopted.createdDate = existing.createdDate
+                if merged.portfolios[i] != adopted { outcome.addedSettings += 1 }
+                merged.portfolios[i] = adopted
+                continue
+            }
             if let existing = merged.portfolio(named: p.name) {
+                if let i = merged.portfolios.firstIndex(of: existing), existing.targets == nil, p.targets != nil {
+                    merged.portfolios[i].targets = p.targets
+                    outcome.addedSettings += 1
+                }
                 if existing.baseCurrency != p.baseCurrency {
                     problems.append("portfolio '\(name)' exists with base currency \(existing.baseCurrency); the file's is \(p.baseCurrency)")
                 }
@@ -524,6 +567,7 @@ public enum TransactionImport {
                 prices.append(q)
             }
         }
+        mergeSettings(doc, into: &merged, outcome: &outcome, problems: &problems, emptyBefore: book.transactions.isEmpty)
         if !problems.isEmpty { throw ImportFailure(problems: problems) }
         merged.add(outcome.plan.added)
         merged.manualPrices += prices
@@ -531,6 +575,48 @@ public enum TransactionImport {
         outcome.addedPrices = prices.count
         book = merged
         return outcome
+    }
+
+    /// The records of a whole-book export that are not transactions: rates, plans, saving plans and
+    /// alerts are added unless the book has them already (the same record, or for a plan the same name
+    /// with the same settings; another plan of that name is a problem), the watchlist gains its coins,
+    /// and into a book without transactions the default portfolio is the file's. The merged book's
+    /// rules (`settingProblems`) are checked with every write.
+    static func mergeSettings(_ doc: ImportDocument, into merged: inout Book, outcome: inout ImportOutcome, problems: inout [String],
+                              emptyBefore: Bool) {
+        for r in doc.fxRates where !merged.fxRates.contains(r) {
+            merged.fxRates.append(r)
+            outcome.addedSettings += 1
+        }
+        func sameName(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+        for p in doc.plans {
+            if let existing = merged.plans.first(where: { sameName($0.name, p.name) }) {
+                if existing != p { problems.append("plan '\(TextEscaping.escaped(p.name))' exists with other settings; rename one of them") }
+                continue
+            }
+            merged.plans.append(p)
+            outcome.addedSettings += 1
+        }
+        for p in doc.savingPlans {
+            if let existing = merged.savingPlans.first(where: { sameName($0.name, p.name) }) {
+                if existing != p { problems.append("saving plan '\(TextEscaping.escaped(p.name))' exists with other settings; rename one of them") }
+                continue
+            }
+            merged.savingPlans.append(p)
+            outcome.addedSettings += 1
+        }
+        for var a in doc.alerts {
+            func same(_ b: PriceAlert) -> Bool {
+                b.assetId == a.assetId && b.condition == a.condition && b.threshold == a.threshold && b.currency == a.currency
+            }
+            if merged.alerts.contains(where: same) { continue }
+            // Alerts are named by their number: an imported one takes the next free one.
+            if merged.alerts.contains(where: { $0.id == a.id }) { a.id = (merged.alerts.map(\.id).max() ?? 0) + 1 }
+            merged.alerts.append(a)
+            outcome.addedSettings += 1
+        }
+        for e in doc.watchlist where !merged.watchlist.contains(where: { $0.coinId == e.coinId }) { merged.watchlist.append(e) }
+        if emptyBefore, let name = doc.defaultPortfolio, let p = merged.portfolio(named: name) { merged.defaultPortfolio = p.name }
     }
 
     /// A manual price's identity: the same asset, price, currency and time is the same price.
@@ -727,6 +813,30 @@ public enum TransactionExport {
         w.key("manualPrices")
         w.beginArray()
         for q in book.manualPrices { PortfolioCodec.writeManualPrice(q, to: &w) }
+        w.endArray()
+        // The rest of the book: with these, an import into an empty folder reproduces every report.
+        if names == nil || names?.contains(book.defaultPortfolio) == true {
+            w.key("defaultPortfolio"); w.string(book.defaultPortfolio)
+        }
+        w.key("fxRates")
+        w.beginArray()
+        for r in book.fxRates { PortfolioCodec.writeRate(r, to: &w) }
+        w.endArray()
+        w.key("plans")
+        w.beginArray()
+        for p in book.plans where p.portfolio.map({ names?.contains($0) ?? true }) ?? (names == nil) { PortfolioCodec.writePlan(p, to: &w) }
+        w.endArray()
+        w.key("savingPlans")
+        w.beginArray()
+        for p in book.savingPlans where names?.contains(p.portfolio) ?? true { SavingPlan.fields.write(p, to: &w) }
+        w.endArray()
+        w.key("alerts")
+        w.beginArray()
+        for a in book.alerts { PriceAlert.fields.write(a, to: &w) }
+        w.endArray()
+        w.key("watchlist")
+        w.beginArray()
+        for e in book.watchlist { PortfolioCodec.writeWatchEntry(e, to: &w) }
         w.endArray()
         w.endObject()
         w.finish()

@@ -58,15 +58,7 @@ public enum PortfolioCodec {
         if !p.fxRates.isEmpty {
             w.key("fxRates")
             w.beginArray()
-            for r in p.fxRates {
-                w.beginInlineObject()
-                w.key("from"); w.string(r.from)
-                w.key("to"); w.string(r.to)
-                w.key("rate"); w.fixed(r.rate)
-                w.key("date"); w.date(r.date)
-                w.key("source"); w.string(r.source.rawValue)
-                w.endObject()
-            }
+            for r in p.fxRates { writeRate(r, to: &w) }
             w.endArray()
         }
         if !p.plans.isEmpty {
@@ -89,6 +81,37 @@ public enum PortfolioCodec {
         }
         w.key("transactions")
         w.beginArray()
+    }
+
+    static func writeRate(_ r: FXRate, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("from"); w.string(r.from)
+        w.key("to"); w.string(r.to)
+        w.key("rate"); w.fixed(r.rate)
+        w.key("date"); w.date(r.date)
+        w.key("source"); w.string(r.source.rawValue)
+        w.endObject()
+    }
+
+    static func writeWatchEntry(_ e: WatchEntry, to w: inout JSONWriter) {
+        w.beginInlineObject()
+        w.key("coinId"); w.string(e.coinId)
+        w.key("dateAdded"); w.string(ISODate.format(e.dateAdded))
+        w.endObject()
+    }
+
+    static func readWatchEntry(_ r: inout JSONReader) throws(JSONReadError) -> WatchEntry {
+        var id: String?, added: Date?
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            switch k {
+            case "coinId": id = try r.readString()
+            case "dateAdded": added = try readDate(&r)
+            default: try r.skipValue()
+            }
+        }
+        guard let id, let added else { throw r.error("a watchlist entry needs coinId and dateAdded") }
+        return WatchEntry(coinId: id, dateAdded: added)
     }
 
     static func writePlan(_ p: InvestmentPlan, to w: inout JSONWriter) {
@@ -141,12 +164,7 @@ public enum PortfolioCodec {
         w.endArray()
         w.key("watchlist")
         w.beginArray()
-        for e in p.watchlist {
-            w.beginInlineObject()
-            w.key("coinId"); w.string(e.coinId)
-            w.key("dateAdded"); w.string(ISODate.format(e.dateAdded))
-            w.endObject()
-        }
+        for e in p.watchlist { writeWatchEntry(e, to: &w) }
         w.endArray()
         w.key("manualPrices")
         w.beginArray()
@@ -413,19 +431,7 @@ public enum PortfolioCodec {
                     }
                 case "watchlist":
                     try r.beginArray()
-                    while try r.nextElement() {
-                        var id: String?, added: Date?
-                        try r.beginObject()
-                        while let k = try r.nextKey() {
-                            switch k {
-                            case "coinId": id = try r.readString()
-                            case "dateAdded": added = try readDate(&r)
-                            default: try r.skipValue()
-                            }
-                        }
-                        guard let id, let added else { throw r.error("a watchlist entry needs coinId and dateAdded") }
-                        p.watchlist.append(WatchEntry(coinId: id, dateAdded: added))
-                    }
+                    while try r.nextElement() { p.watchlist.append(try readWatchEntry(&r)) }
                 case "manualPrices":
                     try r.beginArray()
                     while try r.nextElement() { p.manualPrices.append(try readManualPrice(&r)) }
