@@ -187,11 +187,17 @@ final class CashExchangeCLITests: XCTestCase {
         XCTAssertTrue(s.ok(["list", "--type", "exchange"]).out.contains("exchange"))
         s.ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-05-01"])
         let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "summary"]).out.utf8)) as? [String: Any])
-        // The EUR leg came in at 1 ÷ 0.92 dollars per euro: 1,010.16 € ≈ $1,098.00 of net deposits; today 1.2.
+        // An exchange is no deposit: net deposits stay the $1,100 paid in. The 1,010.16 € cost what left ($1,100, the
+        // $2 fee included), so at today's 1.2 (1,212.19) the FX effect is +112.19, the fee part of it.
         XCTAssertEqual(summary["cashBalance"] as? String, "1212.19")
-        XCTAssertEqual(summary["netDeposits"] as? String, "1098.00")
-        XCTAssertEqual(summary["fxEffect"] as? String, "114.19")
-        XCTAssertEqual(summary["totalPnL"] as? String, "114.19")
+        XCTAssertEqual(summary["netDeposits"] as? String, "1100.00")
+        XCTAssertEqual(summary["fxEffect"] as? String, "112.19")
+        XCTAssertEqual(summary["totalPnL"] as? String, "112.19")
+        // Nor is it a flow: performance lists the deposit alone, and its gain is the summary's P&L.
+        let performance = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["--json", "performance", "--flows"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual((performance["flows"] as? [[String: Any]])?.map { $0["kind"] as? String }, ["deposit"])
+        XCTAssertEqual(performance["netFlows"] as? String, "1100.00")
+        XCTAssertEqual(performance["gain"] as? String, "112.19")
         // Without a rate for today the cash is not guessed at 1.
         let other = Sandbox()
         other.ok(["portfolio", "edit", "main", "--cash", "--opening-deposit", "100", "--date", "2024-01-01"])

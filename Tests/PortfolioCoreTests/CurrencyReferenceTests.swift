@@ -10,11 +10,14 @@ import Testing
 ///   base per unit of its currency); one in the base converts at 1.
 /// - Cash stays in its own currency, per portfolio and currency, and never goes below zero; a record
 ///   that would overdraw, or remove more units than are held, is left out with no effect at all.
-/// - `fxEffect` of a portfolio: every balance in a currency other than its base at today's rate,
-///   less each change of that balance at its own record's rate.
+/// - `fxEffect` of a portfolio: every balance at today's rate (1 in the base), less each change of
+///   that balance at its own record's rate (an exchange's deposit leg: what left, at its rate).
 ///
 /// The only linked records here are cash exchanges (a withdrawal in one currency and a deposit in
-/// another, in one portfolio). A record left out takes its partner with it; since the deposit leg
+/// another, in one portfolio). An exchange is never money put in or taken out (cash-currencies.md):
+/// neither leg is a net deposit, and the cash received costs what the cash that left cost at the
+/// withdrawal's rate (so the fee and any gap from the day's rate show in `fxEffect`).
+/// A record left out takes its partner with it; since the deposit leg
 /// replays first, "no effect at all" can reach back, so the replay starts over without the records
 /// left out so far until a replay leaves nothing more out.
 struct CurrencyReference {
@@ -62,10 +65,17 @@ struct CurrencyReference {
     /// The records applied, in replay order.
     private(set) var applied: [Transaction] = []
 
+    /// A cash exchange's partner leg, by the id of each leg.
+    private var partner: [UUID: Transaction] = [:]
+
     init(_ transactions: [Transaction], bases: [String: String], today: @escaping (String, String) -> Decimal, flaw: Flaw? = nil) {
         self.bases = bases
         self.today = today
         self.flaw = flaw
+        for t in transactions {
+            guard let link = t.linkedId else { continue }
+            for other in transactions where other.linkedId == link && other.id != t.id { partner[t.id] = other }
+        }
         // Date order; at one instant deposits first; otherwise the order given.
         let ordered = transactions.enumerated().sorted { a, b in
             if a.element.date != b.element.date { return a.element.date < b.element.date }
@@ -120,8 +130,9 @@ struct CurrencyReference {
     func fxEffect(_ portfolio: String) -> Decimal {
         let base = bases[portfolio]!
         var sum: Decimal = 0
-        for (k, balance) in cash where k.portfolio == portfolio && k.currency != base {
-            sum += balance * today(k.currency, base) - cashAtCost[k, default: 0]
+        for (k, balance) in cash where k.portfolio == portfolio {
+            // Base cash costs its amount, but what an exchange brought in costs what left.
+            sum += balance * (k.currency == base ? 1 : today(k.currency, base)) - cashAtCost[k, default: 0]
         }
         return flaw == .fxEffectSign ? -sum : sum
     }
@@ -158,10 +169,10 @@ struct CurrencyReference {
             cashChange = amount - fee
         case .deposit:
             cashChange = amount
-            deposited = amount * rate
+            deposited = t.linkedId == nil ? amount * rate : 0
         case .withdrawal:
             cashChange = -amount
-            deposited = -amount * rate
+            deposited = t.linkedId == nil ? -amount * rate : 0
         case .transferIn:
             let cost = flaw == .feeUnconverted ? amount * (price ?? 0) * rate + fee : (amount * (price ?? 0) + fee) * rate
             h.quantity += amount
@@ -187,7 +198,11 @@ struct CurrencyReference {
             let balance = cash[k, default: 0] + change
             if balance < 0 { return .overdraw }
             cash[k] = balance
-            cashAtCost[k, default: 0] += change * (flaw == .cashConverted ? 1 : rate)
+            if t.type == .deposit, t.linkedId != nil, let out = partner[t.id] {
+                cashAtCost[k, default: 0] += out.amountValue.decimal * self.rate(of: out)  // what left, at its rate
+            } else {
+                cashAtCost[k, default: 0] += change * (flaw == .cashConverted ? 1 : rate)
+            }
         }
         if !t.assetId.isEmpty { holdings[key] = h }
         realized[p, default: 0] += realizedNow

@@ -308,8 +308,10 @@ extension Ledger {
         let incomeRecords = transactions.count { $0.type == .reward || $0.type == .dividend || $0.type == .interest }
         /// Records kept out from the start of a pass (their error; `nil` for a partner).
         var keptOut: [Int: PortfolioError?] = [:]
+        let exchangeCosts = exchangeCosts(transactions)
         while true {
             var ledger = Ledger(options)
+            ledger.exchangeCosts = exchangeCosts
             ledger.income.reserveCapacity(incomeRecords)
             var failures: [(index: Int, error: PortfolioError?)] = []
             var broken = brokenLinks

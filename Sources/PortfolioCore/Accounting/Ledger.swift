@@ -271,6 +271,8 @@ public struct AppliedChange: Sendable {
     /// The tracked cash balance it changed (its currency and the balance after), if any.
     public var cashCurrency: String?
     public var cashBalance: Exact36
+    /// A leg of a cash exchange: money changing currency inside one portfolio, never a flow.
+    public var exchangeLeg = false
 }
 
 /// Everything one record did, kept by a replay that `explaining` names.
@@ -292,6 +294,8 @@ public struct Explanation: Sendable {
 public struct Ledger: Sendable {
     /// Every position's current cycle (quantity 0 when its last cycle closed).
     public var positions: [PositionKey: Position] { Dictionary(uniqueKeysWithValues: positionList.map { ($0.key, $0) }) }
+    /// The cost of the cash each cash exchange receives, by link (`exchangeCosts(_:)`), set before a replay.
+    public var exchangeCosts: [UUID: Exact36] = [:]
     /// The positions, in the order they first appeared (found through `positionIndex`, `recentPositions`).
     private var positionList: [Position] = []
     /// Where each position is in `positionList`.
@@ -370,6 +374,7 @@ public struct Ledger: Sendable {
     ///   removes more than is held at its point of the replay).
     public static func replay(_ transactions: [Transaction], options: LedgerOptions = LedgerOptions()) throws(PortfolioError) -> Ledger {
         var ledger = Ledger(options)
+        ledger.exchangeCosts = exchangeCosts(transactions)
         for tx in chronological(transactions) { try ledger.apply(tx) }
         return ledger
     }
@@ -533,6 +538,8 @@ public struct Ledger: Sendable {
                                     date: tx.date, gross: gross, taxWithheld: tax, net: net)
             case .cash:
                 guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
+                // A leg of a cash exchange: never money put in or taken out; the cash received costs what left.
+                let exchangeCost = tx.linkedId.flatMap { exchangeCosts[$0] }
                 let change: Exact36
                 switch flow {
                 case .spendGrossPlusFee: change = try Exact36.zero - tx.gross - Exact36(fee)
@@ -543,7 +550,7 @@ public struct Ledger: Sendable {
                 case .spendFee: change = try Exact36.zero - Exact36(fee)
                 }
                 // Cash stays in its currency; what was put in counts at its own date's rate.
-                if flow == .deposit || flow == .withdrawal { t.netDeposits = try t.netDeposits + base(change) }
+                if (flow == .deposit || flow == .withdrawal) && exchangeCost == nil { t.netDeposits = try t.netDeposits + base(change) }
                 let currency = tx.currency ?? ""
                 let cashSlot = cashList.firstIndex { $0.key.portfolio == tx.portfolio && $0.key.currency == currency }
                 let before = cashSlot.map { cashList[$0].balance } ?? .zero
@@ -552,7 +559,7 @@ public struct Ledger: Sendable {
                     overdraw = .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
                                                                id: tx.id, needed: try Exact36.zero - change, available: before))
                 }
-                cashCost = try base(change)
+                if let exchangeCost, flow == .deposit { cashCost = exchangeCost } else { cashCost = try base(change) }
                 cashAfter = (after, cashSlot, currency, change)
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
@@ -622,7 +629,26 @@ public struct Ledger: Sendable {
                                      cashBalance: Exact36?) {
         let before = totalsSlot.map { portfolioTotals[$0].totals.netDeposits } ?? .zero
         changes.append(AppliedChange(transaction: tx, quantity: quantity, netDepositsChange: (try? netDeposits - before) ?? .zero,
-                                     cashCurrency: cashCurrency, cashBalance: cashBalance ?? .zero))
+                                     cashCurrency: cashCurrency, cashBalance: cashBalance ?? .zero,
+                                     exchangeLeg: tx.linkedId.map { exchangeCosts[$0] != nil } ?? false))
+    }
+
+    /// What the cash received by each cash exchange of `transactions` costs, by link: the cost in the
+    /// portfolio's base of the cash that left (the withdrawal leg's amount at its rate). The deposit leg
+    /// replays first at their instant, so this is known before either leg applies.
+    public static func exchangeCosts(_ transactions: [Transaction]) -> [UUID: Exact36] {
+        var legs: [UUID: [Transaction]] = [:]
+        for t in transactions where t.linkedId != nil && (t.type == .withdrawal || t.type == .deposit) {
+            if let link = t.linkedId { legs[link, default: []].append(t) }
+        }
+        var costs: [UUID: Exact36] = [:]
+        for (link, pair) in legs where pair.count == 2 {
+            guard LinkKind.of(pair[0], pair[1])?.name == LinkKind.cashExchange,
+                  let out = pair.first(where: { $0.type == .withdrawal }) else { continue }
+            let amount = Exact36(out.amountValue)
+            costs[link] = out.fxRateValue.map { (try? amount.multiplied(by: $0, dividedBy: Fixed18(units: Fixed18.scale))) ?? amount } ?? amount
+        }
+        return costs
     }
 
     /// One disposal's record (kept only when asked).

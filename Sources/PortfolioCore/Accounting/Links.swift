@@ -21,13 +21,15 @@ public struct LinkKind: Sendable {
     /// The receiving leg's kind, when it takes everything from the sending leg (no price, no fee of its own).
     public var receivingTakesNothing: TransactionType?
 
+    public static let cashExchange = "cash exchange"
+
     public static let table: [LinkKind] = [
         LinkKind(name: "swap", kinds: (.sell, .buy), samePortfolio: true, sameAsset: false, sameCurrency: nil, sameAmount: false),
         LinkKind(name: "move", kinds: (.transferOut, .transferIn), samePortfolio: false, sameAsset: true, sameCurrency: nil,
                  sameAmount: true, receivingTakesNothing: .transferIn),
         LinkKind(name: "cash transfer", kinds: (.withdrawal, .deposit), samePortfolio: false, sameAsset: nil, sameCurrency: true,
                  sameAmount: true),
-        LinkKind(name: "cash exchange", kinds: (.withdrawal, .deposit), samePortfolio: true, sameAsset: nil, sameCurrency: false,
+        LinkKind(name: cashExchange, kinds: (.withdrawal, .deposit), samePortfolio: true, sameAsset: nil, sameCurrency: false,
                  sameAmount: false),
     ]
 

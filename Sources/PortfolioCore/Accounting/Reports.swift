@@ -288,10 +288,12 @@ public struct Reports: Sendable {
     }
 
     /// What holding cash in currencies other than the base gained or lost from rate moves: today's
-    /// value of those balances less what their movements were worth at their own dates' rates.
+    /// value of the balances less what their movements were worth at their own dates' rates. Cash in
+    /// the base costs its amount, except what a cash exchange brought in, which costs what left: so an
+    /// exchange's fee and its gap from the day's rate are here too (cash-currencies.md).
     private var fxEffect: Exact36 {
         var effect = Exact36.zero
-        for (key, balance) in ledger.cash where includes(key.portfolio) && key.currency != baseCurrency {
+        for (key, balance) in ledger.cash where includes(key.portfolio) {
             guard let now = inBase(balance, key.currency), let cost = fromBase(of: key.portfolio, ledger.cashAtCost[key] ?? .zero),
                   let gain = try? now - cost else { continue }
             effect = (try? effect + gain) ?? effect

@@ -426,7 +426,7 @@ struct ValueWalk {
             inBase = c.netDepositsChange
             atBasis = true
         case .deposit, .withdrawal:
-            guard info.tracksCash else { return nil }
+            guard info.tracksCash, !c.exchangeLeg else { return nil }  // an exchange stays inside the portfolio
             kind = t.type == .deposit ? .deposit : .withdrawal
             inBase = c.netDepositsChange
         case .buy, .sell, .dividend, .interest:
