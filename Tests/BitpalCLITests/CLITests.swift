@@ -48,7 +48,8 @@ final class CLITests: XCTestCase {
             "unpricedCost": "0.00"
           },
           "pricesAsOf": "2024-06-01T11:30:00Z",
-          "stale": false
+          "stale": false,
+          "unconvertedPortfolios": []
         }
 
         """)

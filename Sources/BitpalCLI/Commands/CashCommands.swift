@@ -224,27 +224,39 @@ struct CashBalanceCommand: Command {
     init(parsing a: inout ArgumentList) throws { all = a.popFlag("--all") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let (book, ledger, selected) = try CashReport.replay(context, all: all)
-        let balances = ledger.cash.filter { selected.contains($0.key.portfolio) }
-        var byCurrency: [String: Exact36] = [:]
-        for (key, v) in balances { byCurrency[key.currency] = (try? (byCurrency[key.currency] ?? .zero) + v) ?? v }
-        let currencies = byCurrency.keys.sorted()
-        let base = try context.portfolio(in: book).baseCurrency
-        let total = currencies.reduce(Exact36.zero) { (try? $0 + (byCurrency[$1] ?? .zero)) ?? $0 }
+        // The cash report's portfolios (every one that tracks cash, or the chosen one, which must), valued as
+        // every report values cash: each balance in the base at today's rate, or named when no rate is known.
+        let book = try context.session().loadSettings()
+        _ = try CashReport.selection(context, book: book, all: all)
+        let reports = try context.reports(refresh: false, all: all)
+        let report = reports.holdings()
+        let base = reports.baseCurrency
+        for pair in report.missingRates {
+            context.warn("no \(pair) rate is known, so cash in \(pair.prefix(3)) is left out of the total; record one with "
+                + "'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'")
+        }
+        let lines = report.cash
         if context.json {
             context.printJSON(.object([
                 ("baseCurrency", .string(base)),
-                ("balances", .array(currencies.map { c in
-                    .object([("currency", .string(c)), ("amount", ReportJSON.money(byCurrency[c])), ("value", ReportJSON.money(byCurrency[c]))])
+                ("balances", .array(lines.map { c in
+                    .object([("currency", .string(c.currency)), ("amount", ReportJSON.money(c.balance)), ("value", ReportJSON.money(c.value))])
                 })),
-                ("total", ReportJSON.money(total)),
+                ("total", ReportJSON.money(report.cashBalance ?? .zero)),
             ]))
             return .success
         }
-        var table = Table([("CURRENCY", .left), ("BALANCE", .right)])
-        for c in currencies { table.add([.init(c), .init(Human.showing(c) { Human.money(byCurrency[c] ?? .zero) })]) }
-        if currencies.isEmpty { table.add([.init(base), .init(Human.showing(base) { Human.money(Exact36.zero) })]) }
+        var table = Table([("CURRENCY", .left), ("BALANCE", .right), ("VALUE (\(base))", .right)])
+        for c in lines {
+            table.add([.init(c.currency), .init(Human.showing(c.currency) { Human.money(c.balance) }),
+                       .init(c.value.map { v in Human.showing(base) { Human.money(v) } } ?? "no rate")])
+        }
+        if lines.isEmpty { table.add([.init(base), .init(Human.showing(base) { Human.money(Exact36.zero) }), .init(Human.showing(base) { Human.money(Exact36.zero) })]) }
         context.out(table.render(style: context.style))
+        if lines.count > 1 {
+            context.out("Total \(Human.showing(base) { Human.money(report.cashBalance ?? .zero) })"
+                + (report.missingRates.isEmpty ? "" : " (without the cash that has no rate)") + "\n")
+        }
         return .success
     }
 }

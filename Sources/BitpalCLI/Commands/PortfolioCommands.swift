@@ -74,9 +74,13 @@ struct PortfolioListCommand: Command {
         let ledger = try context.checkedLedger(book)
         let prices = session.priceBook(book)  // no network: a listing uses what is known
         let shown = book.portfolios.filter { all || $0.active }
+        let rates = session.fxTable(book, prices: prices)
+        // Each portfolio's value in its own base, every balance and holding converted at today's rate; unknown
+        // ("—") when anything is unpriced or has no rate, never a part taken for the whole.
         let values: [String: Exact36?] = Dictionary(uniqueKeysWithValues: shown.map { p in
-            let h = Reports(ledger: ledger, prices: prices, now: context.now, portfolios: [p.name], asset: { AssetLabel.unknown($0) }).holdings()
-            return (p.name, h.unpricedCount > 0 ? nil : Optional(h.totalValue))
+            let h = Reports(ledger: ledger, prices: prices, now: context.now, portfolios: [p.name], baseCurrency: p.baseCurrency, rates: rates,
+                            asset: { AssetLabel.unknown($0) }).holdings()
+            return (p.name, h.unpricedCount > 0 || !h.missingRates.isEmpty ? nil : Optional(h.totalValue))
         })
         if context.json {
             context.printJSON(.array(shown.map { PortfolioOptions.json($0, book: book, value: values[$0.name] ?? nil) }))
@@ -87,7 +91,7 @@ struct PortfolioListCommand: Command {
         for p in shown {
             let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
             table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, p.costBasisMethod.rawValue, p.trackCash ? "yes" : "no",
-                       p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map(Human.money) ?? "—",
+                       p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map { v in Human.showing(p.baseCurrency) { Human.money(v) } } ?? "—",
                        TextEscaping.escaped(p.description ?? "")])
         }
         context.out(table.render(style: context.style))

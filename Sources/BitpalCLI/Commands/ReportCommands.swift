@@ -17,6 +17,19 @@ extension Context {
         return reports
     }
 
+    /// Names every rate a report lacked, and what is counted apart for it (never left out in silence).
+    func warnMissingRates(_ report: HoldingsReport) {
+        for pair in report.missingRates {
+            let from = pair.prefix(3), to = pair.suffix(3)
+            warn("no \(pair) rate is known, so what is held or priced in \(from) is left unpriced; record one with 'bitpal fx set \(from) \(to) RATE'")
+        }
+        if !report.unconverted.isEmpty {
+            warn("counted apart, outside the totals (their cost cannot be converted): "
+                + report.unconverted.map { "\(assetLabel($0.assetId).symbol.uppercased()) in '\(TextEscaping.escaped($0.portfolio))'" }
+                    .joined(separator: ", "))
+        }
+    }
+
     /// Says that some figures are converted from another base (a view at today's rates).
     func noteConversion(_ reports: Reports) {
         let converted = reports.convertedPortfolios
@@ -83,9 +96,7 @@ struct HoldingsCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all, currency: currency)
         let report = reports.holdings(sort: sort, byPortfolio: byPortfolio)
-        for pair in report.missingRates {
-            context.warn("no \(pair) rate is known, so holdings priced in \(pair.prefix(3)) are left unpriced; record one with 'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'")
-        }
+        context.warnMissingRates(report)
         let heldLots = lots ? report.holdings.map { reports.lots(of: $0.asset.id, portfolio: $0.portfolio, timeZone: context.timeZone) } : []
         if context.json {
             var json = ReportJSON.holdings(report, currency: reports.baseCurrency)
@@ -213,6 +224,7 @@ struct SummaryCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all, currency: currency)
         let s = reports.summary()
+        context.warnMissingRates(reports.holdings())
         if context.json {
             context.printJSON(ReportJSON.summary(s, currency: reports.baseCurrency))
             return .success

@@ -67,6 +67,7 @@ enum ReportJSON {
             ])),
             ("pricesAsOf", date(r.pricesAsOf)),
             ("stale", .bool(r.stale)),
+            ("unconvertedPortfolios", .array(r.unconvertedPortfolios.map { .string($0) })),
         ])
     }
 

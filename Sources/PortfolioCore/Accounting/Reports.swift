@@ -74,6 +74,11 @@ public struct HoldingsReport: Sendable {
     public var unpricedCost: Exact36
     /// Pairs (`USD→EUR`) whose missing rate left a priced holding unpriced.
     public var missingRates: [String] = []
+    /// Positions of a portfolio in another base whose cost cannot be converted (no rate): counted
+    /// apart, outside every total, and named (never dropped in silence).
+    public var unconverted: [PositionKey] = []
+    /// The portfolios of `unconverted`, and of cash that has no rate, sorted.
+    public var unconvertedPortfolios: [String] = []
     /// Σ cost basis of every open holding, priced or not.
     public var openCost: Exact36 { (try? totalCost + unpricedCost) ?? totalCost }
     /// `unrealizedPnL / totalCost × 100`; `nil` when nothing priced cost anything.
@@ -187,10 +192,12 @@ public struct Reports: Sendable {
         // Merge first: (portfolio?, asset) → quantity and basis.
         var merged: [PositionKey: (quantity: Fixed18, basis: Exact36)] = [:]
         var missingRates = Set<String>()
+        var unconverted: [PositionKey] = []
         for p in ledger.positions.values where p.isOpen && includes(p.key.portfolio) {
             let key = PositionKey(portfolio: byPortfolio ? p.key.portfolio : "", assetId: p.key.assetId)
             guard let basis = fromBase(of: p.key.portfolio, p.lots.costBasis) else {
                 missingRates.insert((portfolioBases[p.key.portfolio] ?? "?") + "→" + baseCurrency)
+                unconverted.append(p.key)
                 continue
             }
             if let m = merged[key], let q = try? m.quantity.adding(p.lots.quantity), let b = try? m.basis + basis {
@@ -230,10 +237,18 @@ public struct Reports: Sendable {
         }
         lines.sort(by: Reports.order(sort))
         let (cash, cashBalance) = cashLines(byPortfolio: byPortfolio, missingRates: &missingRates)
-        return HoldingsReport(
+        unconverted.sort { ($0.portfolio, $0.assetId) < ($1.portfolio, $1.assetId) }
+        var apart = Set(unconverted.map(\.portfolio))
+        for (key, balance) in ledger.cash where includes(key.portfolio) && balance != .zero && inBase(balance, key.currency) == nil {
+            apart.insert(key.portfolio)
+        }
+        var report = HoldingsReport(
             holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
             unpricedCount: unpriced, holdingsValue: value, cash: cash, cashBalance: cashBalance,
             totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost, missingRates: missingRates.sorted())
+        report.unconverted = unconverted
+        report.unconvertedPortfolios = apart.sorted()
+        return report
     }
 
     /// Whether any chosen portfolio tracks cash, and whether every one does.
@@ -331,7 +346,7 @@ public struct Reports: Sendable {
         let percentage = allCash ? (t.netDeposits > .zero ? Percent.of(total, t.netDeposits) : nil) : Percent.of(total, base)
         return PortfolioSummary(
             totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: h.cashBalance,
-            netDeposits: allCash ? t.netDeposits : nil, fxEffect: allCash ? fx : nil,
+            netDeposits: allCash ? t.netDeposits : nil, fxEffect: cashTracking.any ? fx : nil,
             totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: t.realized, income: t.income, taxWithheld: t.taxWithheld, totalPnL: total,
             totalPnLPercentage: percentage,
