@@ -148,8 +148,10 @@ public final class Context {
     var names: MessageNames {
         let zone = timeZone
         let several = ((try? session())?.portfolioCount ?? 1) > 1
-        return MessageNames(coin: { [unowned self] in coinLabel($0) }, date: { Human.whenLabelled($0, in: zone) },
-                            portfolio: { several ? " in '\(TextEscaping.escaped($0))'" : "" })
+        var names = MessageNames(coin: { [unowned self] in coinLabel($0) }, date: { Human.whenLabelled($0, in: zone) },
+                                 portfolio: { several ? " in '\(TextEscaping.escaped($0))'" : "" })
+        names.now = now
+        return names
     }
 
     /// A failure of the last few minutes, as a phrase for warnings.

@@ -61,4 +61,106 @@ final class MoneyDefectTests: XCTestCase {
         XCTAssertEqual(holdings["unconvertedPortfolios"] as? [String], ["eu"])
         XCTAssertTrue(s.ok(["summary", "--all"]).err.contains("SAP in 'eu'"))
     }
+
+    // MARK: The defects the one-model issue measured (its item 6)
+
+    func testAllocationWithoutATargetShowsHeldClassesAtZero() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["price", "set", "btc", "200", "--date", "2024-05-01"])
+        let r = s.ok(["allocation", "--json"])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        let classes = try XCTUnwrap(json["classes"] as? [[String: Any]])
+        XCTAssertEqual(classes.map { $0["class"] as? String }, ["crypto"])
+        XCTAssertEqual(classes.first?["target"] as? String, "0")
+        XCTAssertTrue(r.err.contains("has no target"), r.err)
+        XCTAssertEqual(s.run(["allocation", "--deposit", "100"]).code, .failure)
+    }
+
+    func testWidgetCarriesTaxWithheldAndCashInterestHasNoAsset() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--cash"])
+        s.ok(["cash", "deposit", "1000", "--date", "2024-01-01"])
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock"])
+        s.ok(["add", "buy", "AAPL", "1", "100", "--date", "2024-01-02"])
+        s.ok(["add", "dividend", "AAPL", "10", "--fee", "1.5", "--date", "2024-02-01"])
+        s.ok(["cash", "interest", "5", "--date", "2024-02-02"])
+        XCTAssertEqual(try json(s, ["widget", "--json"])["taxWithheld"] as? String, "1.50")
+        let rows = try XCTUnwrap(try json(s, ["income", "--json"])["rows"] as? [[String: Any]])
+        XCTAssertTrue(rows.contains { $0["type"] as? String == "interest" && $0["assetId"] is NSNull })
+        XCTAssertTrue(rows.contains { $0["type"] as? String == "dividend" && $0["assetId"] as? String == "AAPL" })
+    }
+
+    func testASwapWithoutAFeeIsNoCashMovement() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--cash"])
+        s.ok(["cash", "deposit", "1000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-02"])
+        s.ok(["add", "swap", "btc", "0.5", "eth", "2", "--value", "100", "--date", "2024-02-01"])
+        s.ok(["add", "swap", "eth", "1", "btc", "0.1", "--value", "50", "--fee", "2", "--date", "2024-02-02"])
+        let rows = try XCTUnwrap(try json(s, ["cash", "history", "--json"])["rows"] as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["amount"] as? String }, ["1000.00", "-100.00", "-2.00"])
+    }
+
+    func testBaseCurrencyChangesOnlyWhileUnused() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--currency", "eur"])
+        XCTAssertTrue(s.ok(["portfolio", "list"]).out.contains("EUR"))
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        let r = s.run(["portfolio", "edit", "main", "--currency", "USD"])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("cannot change"), r.err)
+    }
+
+    func testEditAndMoveTakeACurrencyAndARate() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        let move = s.run(["move", "btc", "0.5", "--to", "eu", "--date", "2024-02-01"])
+        XCTAssertEqual(move.code, .failure)
+        XCTAssertTrue(move.err.contains("give --fx-rate"), move.err)
+        s.ok(["move", "btc", "0.5", "--to", "eu", "--date", "2024-02-01", "--fx-rate", "0.9"])
+        XCTAssertTrue(s.ok(["-p", "eu", "holdings", "--json"]).out.contains(#""totalCost": "45.00""#))
+        let id = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .buy }).id.uuidString.lowercased()
+        s.ok(["edit", id, "--currency", "EUR", "--fx-rate", "1.1"])
+        let buy = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .buy })
+        XCTAssertEqual(buy.currency, "EUR")
+        XCTAssertEqual(buy.fxRateValue?.text, "1.1")
+        s.ok(["check"])
+    }
+
+    func testARegisteredAssetsRecordInAnotherCurrencyIsACheckProblem() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock", "--currency", "USD"])
+        s.ok(["add", "buy", "AAPL", "1", "100", "--date", "2024-01-01"])
+        let text = try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8))
+        _ = s.write("portfolio.json", text.replacingOccurrences(of: #""type": "buy", "assetId": "AAPL", "amount": "1", "price": "100", "fee": "0", "currency": "USD""#,
+                                                                   with: #""type": "buy", "assetId": "AAPL", "amount": "1", "price": "100", "fee": "0", "currency": "EUR", "fxRate": "1.1""#))
+        let r = s.run(["check"])
+        XCTAssertEqual(r.code, .failure, r.description)
+        XCTAssertTrue(r.out.contains("not USD, the currency AAPL trades in"), r.out)
+    }
+
+    func testWordsOfRefusals() throws {
+        let s = Sandbox()
+        let aapl = s.run(["add", "buy", "AAPL", "1", "100"])
+        XCTAssertTrue(aapl.err.contains("bitpal asset add AAPL"), aapl.err)
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        let split = s.run(["add", "split", "btc", "1:0"])
+        XCTAssertTrue(split.err.contains("needs OLD greater than zero"), split.err)
+        let backDated = s.run(["add", "sell", "btc", "5", "100", "--date", "2024-02-01"])
+        XCTAssertEqual(backDated.err, "error: You only own 1 BTC (Bitcoin) on 2024-02-01. Cannot sell 5.\n")
+        let now = s.run(["add", "sell", "btc", "5", "100"])
+        XCTAssertEqual(now.err, "error: You only own 1 BTC (Bitcoin). Cannot sell 5.\n")
+        let adjustment = s.run(["add", "adjustment", "btc", "-5"])
+        XCTAssertEqual(adjustment.err, "error: You only own 1 BTC (Bitcoin). Cannot remove 5 by an adjustment.\n")
+    }
+
+    func testAnImportRowOfAKindWithoutMoneyMayNameTheBase() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock"])
+        let csv = s.write("in.csv", "type,asset,amount,price,currency,date\nbuy,AAPL,1,100,USD,2024-01-01\nsplit,AAPL,4,,USD,2024-02-01\n")
+        s.ok(["import", csv])
+        XCTAssertTrue(s.ok(["holdings", "--json"]).out.contains(#""totalAmount": "4""#))
+    }
 }

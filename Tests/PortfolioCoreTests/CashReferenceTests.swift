@@ -101,8 +101,8 @@ struct CashReference {
         // A swap is the only pair of a buy and a sell.
         let swapLeg = t.linkedId != nil && (t.type == .buy || t.type == .sell)
         /// What the record does to cash by its kind; `nil`: nothing. A kind with a cash step makes a
-        /// movement even when it is 0 (a swap without a fee, interest withheld whole): the contract's
-        /// "every cash movement" does not say; this is how the engine reads it.
+        /// movement even when it is 0 (interest withheld whole), but a swap moves no cash except its fee:
+        /// without one it is no cash movement (a "sell $0.00" row of `cash history` said nothing true).
         var cashChange: Decimal?
         var deposited: Decimal = 0
         var sent: Decimal?
@@ -119,7 +119,7 @@ struct CashReference {
             let sold = basis(of: amount)
             h.quantity -= amount
             h.cost -= sold
-            cashChange = swapLeg ? -fee : gross - fee
+            cashChange = swapLeg ? (fee == 0 ? nil : -fee) : gross - fee
         case .dividend, .interest:
             cashChange = amount - fee
         case .deposit:

@@ -241,6 +241,7 @@ struct WidgetCommand: Command {
                 ("unrealizedPnL", ReportJSON.money(s.unrealizedPnL)),
                 ("realizedPnL", ReportJSON.money(s.realizedPnL)),
                 ("income", ReportJSON.money(s.income)),
+                ("taxWithheld", ReportJSON.money(s.taxWithheld)),
                 ("totalPnL", ReportJSON.money(s.totalPnL)),
                 ("holdings", .array(s.topHoldings.map { ReportJSON.topHolding($0, idKey: "id", upperSymbol: true) })),
                 ("lastUpdated", ReportJSON.date(s.pricesAsOf)),

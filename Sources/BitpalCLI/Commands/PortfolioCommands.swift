@@ -155,7 +155,8 @@ struct PortfolioEditCommand: Command {
                   OptionSpec("--active", nil, "include it in --all again"),
                   OptionSpec("--inactive", nil, "leave it out of --all and of 'portfolio list'"),
                   OptionSpec("--method", "METHOD", "a new cost-basis method: average, fifo, lifo or hifo (every report follows)",
-                             choices: CostBasisMethod.allCases.map(\.rawValue))]
+                             choices: CostBasisMethod.allCases.map(\.rawValue)),
+                  OptionSpec("--currency", "CODE", "a new base currency (only while it has no transactions or plans)")]
             + PortfolioOptions.cashOptions + [OptionSpec("--no-cash", nil, "stop tracking cash (refused while it has cash records)")],
         group: "Assets and portfolios",
         details: """
@@ -172,10 +173,12 @@ struct PortfolioEditCommand: Command {
     var description: String?
     var active: Bool?
     var method: CostBasisMethod?
+    var currency: String?
     var cash: (on: Bool?, deposit: Fixed18?, date: DateArgument?)
 
     init(parsing a: inout ArgumentList) throws {
         name = try PortfolioOptions.name(try a.popPositional("NAME"))
+        currency = a.popOption("--currency")
         newName = try a.popOption("--name").map { text throws(UsageError) in try PortfolioOptions.name(text, option: "--name") }
         description = a.popOption("--description")
         let on = a.popFlag("--active"), off = a.popFlag("--inactive")
@@ -183,8 +186,8 @@ struct PortfolioEditCommand: Command {
         active = on ? true : off ? false : nil
         method = try PortfolioOptions.method(&a)
         cash = try PortfolioOptions.cash(&a, allowOff: true)
-        if newName == nil && description == nil && active == nil && cash.on == nil && method == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive, --method, --cash, --no-cash")
+        if newName == nil && description == nil && active == nil && cash.on == nil && method == nil && currency == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --name, --description, --active, --inactive, --method, --currency, --cash, --no-cash")
         }
     }
 
@@ -202,6 +205,19 @@ struct PortfolioEditCommand: Command {
                 // Plans follow in the same write.
                 for j in book.plans.indices where book.plans[j].portfolio == old.name { book.plans[j].portfolio = newName }
                 for j in book.savingPlans.indices where book.savingPlans[j].portfolio == old.name { book.savingPlans[j].portfolio = newName }
+            }
+            if let currency {
+                guard let code = CurrencyCode.parse(currency) else { throw PortfolioError.unsupportedCurrency(currency) }
+                if code != p.baseCurrency {
+                    // Every figure stored in the portfolio is in its base: the base changes only while there are none.
+                    let used = book.transactions.contains { $0.portfolio == old.name } || book.savingPlans.contains { $0.portfolio == old.name }
+                        || book.plans.contains { $0.portfolio == old.name }
+                    if used {
+                        throw CommandFailure("'\(TextEscaping.escaped(old.name))' has transactions or plans in \(p.baseCurrency), so its base "
+                            + "currency cannot change; make a new portfolio with 'bitpal portfolio add NAME --currency \(code)'")
+                    }
+                    p.baseCurrency = code
+                }
             }
             if let description { p.description = description.isEmpty ? nil : description }
             if let active { p.active = active }
@@ -322,7 +338,8 @@ struct IncomeCommand: Command {
             let rows: [JSONValue] = report.groups.map { groups in groups.map { .object([("group", .string($0.group))] + sums($0.sums)) } }
                 ?? report.rows.map { e in
                     .object([("date", .string(ISODate.format(e.date))), ("transactionId", .string(UUIDText.lowercased(e.transactionId))),
-                             ("assetId", .string(e.assetId)), ("type", .string(e.type.rawValue))] + sums(IncomeReport.Sums(e)))
+                             ("assetId", e.assetId.isEmpty ? .null : .string(e.assetId)), ("type", .string(e.type.rawValue))]
+                                + sums(IncomeReport.Sums(e)))
                 }
             context.printJSON(.object([("rows", .array(rows)), ("totals", .object(sums(report.totals)))]))
             return .success

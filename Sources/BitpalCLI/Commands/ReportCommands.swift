@@ -18,10 +18,13 @@ extension Context {
     }
 
     /// Names every rate a report lacked, and what is counted apart for it (never left out in silence).
-    func warnMissingRates(_ report: HoldingsReport) {
+    func warnWhatTotalsLeaveOut(_ report: HoldingsReport) {
         for pair in report.missingRates {
             let from = pair.prefix(3), to = pair.suffix(3)
             warn("no \(pair) rate is known, so what is held or priced in \(from) is left unpriced; record one with 'bitpal fx set \(from) \(to) RATE'")
+        }
+        if report.totalsTooLarge {
+            warn(PortfolioError.valueTooLarge.description + ": the totals leave out the holdings past it (each line is exact)")
         }
         if !report.unconverted.isEmpty {
             warn("counted apart, outside the totals (their cost cannot be converted): "
@@ -96,7 +99,7 @@ struct HoldingsCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all, currency: currency)
         let report = reports.holdings(sort: sort, byPortfolio: byPortfolio)
-        context.warnMissingRates(report)
+        context.warnWhatTotalsLeaveOut(report)
         let heldLots = lots ? report.holdings.map { reports.lots(of: $0.asset.id, portfolio: $0.portfolio, timeZone: context.timeZone) } : []
         if context.json {
             var json = ReportJSON.holdings(report, currency: reports.baseCurrency)
@@ -224,7 +227,7 @@ struct SummaryCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: all, currency: currency)
         let s = reports.summary()
-        context.warnMissingRates(reports.holdings())
+        context.warnWhatTotalsLeaveOut(reports.holdings())
         if context.json {
             context.printJSON(ReportJSON.summary(s, currency: reports.baseCurrency))
             return .success

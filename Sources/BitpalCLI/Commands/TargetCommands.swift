@@ -165,13 +165,11 @@ struct AllocationCommand: Command {
         let reports = try context.reports(refresh: true, all: false)
         let session = try context.session()
         let portfolio = try context.portfolio(in: try session.loadSettings())
-        guard let targets = portfolio.targets else {
-            if deposit != nil || rebalance {
-                throw CommandFailure("'\(TextEscaping.escaped(portfolio.name))' has no target; set one with 'bitpal target set stock=60 bond=30 cash=10'")
-            }
-            context.out("'\(TextEscaping.escaped(portfolio.name))' has no target; set one with 'bitpal target set stock=60 bond=30 cash=10'.\n")
-            return .success
-        }
+        let noTarget = "'\(TextEscaping.escaped(portfolio.name))' has no target; set one with 'bitpal target set stock=60 bond=30 cash=10'"
+        if portfolio.targets == nil && (deposit != nil || rebalance) { throw CommandFailure(noTarget) }
+        // Without a target every held class is shown at target 0 (allocation-plans.md), by asset type.
+        let targets = portfolio.targets ?? Targets(by: .type, weights: [])
+        if portfolio.targets == nil { context.note(noTarget + ".") }
         let move: AllocationMove = deposit.map { .deposit($0) } ?? (rebalance ? .rebalance : .none)
         let report = reports.allocation(targets, move: move)
         if !report.unpriced.isEmpty {

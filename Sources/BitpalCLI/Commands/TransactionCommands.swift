@@ -115,12 +115,23 @@ enum TransactionOptions {
     }
 
     /// A split ratio: a decimal (`4`, `0.5`) or `NEW:OLD` (`1:3`).
+    /// Both parts must be greater than zero (a split neither creates units from nothing nor divides by zero).
     static func ratio(_ text: String) throws -> (Fixed18, Fixed18?) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let ratio: (Fixed18, Fixed18?)
         if parts.count == 2 {
-            return (try ArgumentList.fixed(String(parts[0]), field: "Ratio"), try ArgumentList.fixed(String(parts[1]), field: "Ratio"))
+            ratio = (try ArgumentList.fixed(String(parts[0]), field: "Ratio"), try ArgumentList.fixed(String(parts[1]), field: "Ratio"))
+        } else {
+            ratio = (try ArgumentList.fixed(text, field: "Ratio"), nil)
         }
-        return (try ArgumentList.fixed(text, field: "Ratio"), nil)
+        let shown = TextEscaping.shortened(text)
+        if ratio.0.units == 0 {
+            throw CommandFailure("A split's ratio needs NEW greater than zero ('\(shown)' would leave nothing): write NEW:OLD, like 4:1 or 1:3")
+        }
+        if let old = ratio.1, old.units == 0 {
+            throw CommandFailure("A split's ratio needs OLD greater than zero ('\(shown)' divides by zero): write NEW:OLD, like 4:1 or 1:3")
+        }
+        return ratio
     }
 }
 
@@ -440,6 +451,8 @@ struct EditCommand: Command {
             OptionSpec("--price", "PRICE", "a new price per unit"),
             OptionSpec("--total", "TOTAL", "a new exact total (buy, sell)"),
             OptionSpec("--value", "VALUE", "a swap's new value (both legs)"),
+            OptionSpec("--currency", "CODE", "a new currency of its money (a registered asset's own only)"),
+            OptionSpec("--fx-rate", "RATE", "a new rate to the portfolio's base (default, when the currency changes: the rate table's)"),
             OptionSpec("--date", "DATE", "a new date: YYYY-MM-DD (local midnight), a local or ISO 8601 time, today, yesterday"),
             OptionSpec("--fee", "FEE", "a new fee (0 removes it)"),
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
@@ -466,9 +479,13 @@ struct EditCommand: Command {
     var date: DateArgument?
     var fee: Fixed18?
     var note: String?
+    var currency: String?
+    var fxRate: Fixed18?
 
     init(parsing a: inout ArgumentList) throws {
         id = try ArgumentList.recordID(try a.popPositional("ID"))
+        currency = a.popOption("--currency")
+        fxRate = try TransactionOptions.fxRate(&a)
         let assetOption = a.popOption("--asset"), coinOption = a.popOption("--coin")
         if assetOption != nil && coinOption != nil { throw UsageError.conflict("--coin is --asset; give one") }
         asset = assetOption ?? coinOption
@@ -480,8 +497,10 @@ struct EditCommand: Command {
         date = try a.popOption("--date").map { text throws(UsageError) in try ArgumentList.date(text, field: "Date") }
         fee = try a.popOption("--fee").map { try ArgumentList.fixed($0, field: "Fee") }
         note = a.popOption("--note")
-        if asset == nil && type == nil && amount == nil && price == nil && total == nil && value == nil && date == nil && fee == nil && note == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --asset, --type, --amount, --price, --total, --value, --date, --fee, --note")
+        if asset == nil && type == nil && amount == nil && price == nil && total == nil && value == nil && date == nil && fee == nil && note == nil
+            && currency == nil && fxRate == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --asset, --type, --amount, --price, --total, --value, --date, --fee, "
+                + "--note, --currency, --fx-rate")
         }
     }
 
@@ -516,6 +535,17 @@ struct EditCommand: Command {
             if let fee {
                 if t.rule.fee == .none { throw UsageError.conflict("a \(t.type.rawValue) has no fee") }
                 t.feeValue = fee
+            }
+            // The money's currency and its rate to the base, by the rules 'add' applies (a registered asset's own currency;
+            // a rate only away from the base, the table's when none is given).
+            if currency != nil || fxRate != nil || ((newAsset != nil || type != nil) && t.currency != nil), t.rule.hasCurrency,
+               let portfolio = book.portfolio(named: t.portfolio) {
+                let code = try book.currency(given: currency ?? (newAsset != nil ? nil : t.currency), assetId: t.assetId, portfolio: portfolio)
+                let keep = currency == nil && fxRate == nil && code == t.currency ? t.fxRateValue : nil
+                t.currency = code
+                t.fxRateValue = try keep ?? book.fxRate(for: code, in: portfolio, on: newDate ?? t.date, given: fxRate)
+            } else if currency != nil || fxRate != nil {
+                throw UsageError.conflict("a \(t.type.rawValue) has no money, so no currency or rate")
             }
             var changedLegs: [Transaction] = []
             // What the legs of a link share changes on both (a move's asset and amount, a cash transfer's amount).
@@ -594,6 +624,7 @@ struct MoveCommand: Command {
         options: [
             OptionSpec("--to", "PORTFOLIO", "the portfolio that receives them (required)"),
             OptionSpec("--from", "PORTFOLIO", "the portfolio they leave (default: --portfolio, else the default)"),
+            OptionSpec("--fx-rate", "RATE", "between two bases: units of --to's base per unit of --from's on that date (default: the rate table's)"),
             TransactionOptions.date, TransactionOptions.note,
         ],
         group: "Transactions",
@@ -610,9 +641,11 @@ struct MoveCommand: Command {
     var from: String?
     var date: DateArgument?
     var note: String?
+    var fxRate: Fixed18?
 
     init(parsing a: inout ArgumentList) throws {
         asset = try a.popPositional("ASSET")
+        fxRate = try TransactionOptions.fxRate(&a)
         amount = try ArgumentList.fixed(try a.popPositional("AMOUNT"), field: "Amount")
         guard let to = a.popOption("--to") else { throw UsageError.missingValue(option: "--to", valueName: "PORTFOLIO") }
         self.to = to
@@ -634,7 +667,10 @@ struct MoveCommand: Command {
         var legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
         // Into a portfolio of another base, the basis that moves converts at the move date's rate.
         if source.baseCurrency != target.baseCurrency {
-            legs[1].fxRateValue = try book.fxRate(for: source.baseCurrency, in: target, on: when)
+            legs[1].fxRateValue = try book.fxRate(for: source.baseCurrency, in: target, on: when, given: fxRate)
+        } else if fxRate != nil {
+            throw UsageError.conflict("--fx-rate is for a move between two base currencies; '\(TextEscaping.escaped(source.name))' and "
+                + "'\(TextEscaping.escaped(target.name))' are both in \(source.baseCurrency)")
         }
         return try TransactionOptions.write(legs, context: context)
     }

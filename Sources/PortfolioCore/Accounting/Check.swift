@@ -197,7 +197,7 @@ extension Book {
             last = found
             return found
         }
-        let registered = Set(assets.map(\.id))
+        let registered = Dictionary(assets.map { ($0.id, $0.currency) }, uniquingKeysWith: { a, _ in a })
         for (i, t) in transactions.enumerated() {
             if let first = ids.insert(t.id, at: i, in: transactions) {
                 problems.append(StoreProblem(rule: .duplicateID, index: i, id: t.id, firstIndex: first))
@@ -220,8 +220,15 @@ extension Book {
             } else {
                 broken = (.unknownPortfolio, .portfolioNotFound(t.portfolio))
             }
-            if broken == nil, Asset.isRegisteredID(t.assetId), !registered.contains(t.assetId) {
-                broken = (.unknownAsset, .assetNotFound(t.assetId))
+            if broken == nil, Asset.isRegisteredID(t.assetId) {
+                if let own = registered[t.assetId] {
+                    // A registered asset trades in its own currency.
+                    if let c = t.currency, c != own {
+                        broken = (.currencyMismatch, .currencyMismatch(given: c, expected: own, reason: "the currency \(t.assetId) trades in"))
+                    }
+                } else {
+                    broken = (.unknownAsset, .assetNotFound(t.assetId))
+                }
             }
             if let (rule, error) = broken {
                 problems.append(StoreProblem(rule: rule, index: i, id: t.id, error: error))

@@ -538,6 +538,8 @@ public struct Ledger: Sendable {
                                     date: tx.date, gross: gross, taxWithheld: tax, net: net)
             case .cash:
                 guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
+                // A swap's leg moves no cash but its fee: without one, there is no cash movement at all.
+                if flow == .spendFee && fee.units == 0 { break }
                 // A leg of a cash exchange: never money put in or taken out; the cash received costs what left.
                 let exchangeCost = tx.linkedId.flatMap { exchangeCosts[$0] }
                 let change: Exact36

@@ -83,12 +83,20 @@ extension PortfolioError: CustomStringConvertible {
         case .futureDate: return "Transaction date cannot be in the future"
         case let .coinNotFound(query, suggestions):
             let base = "Cryptocurrency '\(TextEscaping.escaped(query))' not found"
+            // A code like a ticker (AAPL, VWCE.DE) is most likely a stock or a fund not registered yet.
+            if let code = Asset.code(query), code == query, query.contains(where: \.isLetter) {
+                return base + (suggestions.isEmpty ? "" : " (did you mean " + suggestions.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", ") + "?)")
+                    + "; if \(code) is a stock, an ETF or a fund, register it first: bitpal asset add \(code) --name NAME --type stock"
+            }
             if suggestions.isEmpty { return base + " (try 'bitpal coins search')" }
             return base + ". Did you mean " + suggestions.map { "'\(TextEscaping.escaped($0))'" }.joined(separator: ", ")
                 + "? (if '\(TextEscaping.escaped(query))' is a coin, run 'bitpal coins update')"
         case let .insufficientQuantity(s):
             let fee = s.fee.map { " (plus a fee of \(fmt($0)))" } ?? ""
-            return "You only own \(fmt(s.held)) \(coin(s.assetId))\(names.portfolio(s.portfolio)). Cannot \(s.verb) \(fmt(s.requested))\(fee)."
+            // A back-dated record (before the run's clock, when the reader gave it) says when it would have held too little.
+            let when = names.now.map { s.date < $0.addingTimeInterval(-86_400) } == true ? " on \(names.date(s.date))" : ""
+            return "You only own \(fmt(s.held)) \(coin(s.assetId))\(names.portfolio(s.portfolio))\(when). "
+                + "Cannot \(s.action(fmt(s.requested)))\(fee)."
         case let .breaksLater(s):
             let c = coin(s.assetId)
             let short = String(s.id.uuidString.lowercased().prefix(8))
@@ -166,6 +174,11 @@ extension Shortfall {
     var verb: String {
         if linked { return type == .sell ? "swap" : type == .transferOut ? "move" : type.verb }
         return type.verb
+    }
+
+    /// What was asked, with its quantity: "sell 5", "remove 5 by an adjustment".
+    func action(_ quantity: String) -> String {
+        type == .adjustment ? "remove \(quantity) by an adjustment" : "\(verb) \(quantity)"
     }
 
     /// The same as a noun: "sell", "transfer-out", "swap", "move", "adjustment".

@@ -79,6 +79,8 @@ public struct HoldingsReport: Sendable {
     public var unconverted: [PositionKey] = []
     /// The portfolios of `unconverted`, and of cash that has no rate, sorted.
     public var unconvertedPortfolios: [String] = []
+    /// A total passed what bitpal computes exactly (about 10^41): the totals leave out the holdings past it.
+    public var totalsTooLarge = false
     /// Σ cost basis of every open holding, priced or not.
     public var openCost: Exact36 { (try? totalCost + unpricedCost) ?? totalCost }
     /// `unrealizedPnL / totalCost × 100`; `nil` when nothing priced cost anything.
@@ -210,6 +212,7 @@ public struct Reports: Sendable {
         var asOf: Date?
         var value = Exact36.zero, cost = Exact36.zero, pnl = Exact36.zero, unpricedCost = Exact36.zero
         var unpriced = 0
+        var totalsTooLarge = false
         for (key, m) in merged {
             let quote = prices.latest(key.assetId, preferring: baseCurrency)
             let basis = m.basis
@@ -217,15 +220,19 @@ public struct Reports: Sendable {
                                totalCost: basis, avgCost: (try? basis.divided(by: m.quantity)) ?? .zero, quote: quote)
             // A value is exact when the price has at most 18 decimals (every manual price, nearly every
             // fetched one); otherwise Exact36 takes it rounded at the 36th decimal.
-            if let q = quote, let v = self.value(m.quantity, at: q), let gain = try? v - basis,
-               let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
+            if let q = quote, let v = self.value(m.quantity, at: q), let gain = try? v - basis {
                 line.currentValue = v
                 line.profitLoss = gain
                 line.profitLossPercentage = Percent.of(gain, basis)
                 // A registered asset's price is typed by hand: never "stale" (nothing could refresh it).
                 line.stale = PriceBook.isStale(q.time, now: now) && !Asset.isRegisteredID(key.assetId)
-                (value, cost, pnl) = (v2, c2, g2)
                 asOf = asOf.map { min($0, q.time) } ?? q.time
+                // A sum past what is kept exactly is said to be too large, never taken for a missing price.
+                if let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
+                    (value, cost, pnl) = (v2, c2, g2)
+                } else {
+                    totalsTooLarge = true
+                }
             } else {
                 unpriced += 1
                 unpricedCost = (try? unpricedCost + basis) ?? unpricedCost
@@ -247,6 +254,7 @@ public struct Reports: Sendable {
             unpricedCount: unpriced, holdingsValue: value, cash: cash, cashBalance: cashBalance,
             totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost, missingRates: missingRates.sorted())
         report.unconverted = unconverted
+        report.totalsTooLarge = totalsTooLarge
         report.unconvertedPortfolios = apart.sorted()
         return report
     }

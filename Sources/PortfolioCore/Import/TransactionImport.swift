@@ -706,7 +706,8 @@ public enum TransactionImport {
             if !(moneyless && currencyText == nil) {
                 currency = try book.currency(given: currencyText, assetId: assetId, portfolio: portfolio)
             }
-        } else if let currencyText {
+        } else if let currencyText, CurrencyCode.parse(currencyText) != portfolio.baseCurrency {
+            // Many files fill every row's currency: the portfolio's own base says nothing and is let be.
             throw CommandError("\(kind) has no money, so no currency (currency '\(TextEscaping.shortened(currencyText))')")
         }
 

@@ -8,6 +8,8 @@ public struct MessageNames {
     public var date: (Date) -> String
     /// `" in 'trading'"`, or `""` when naming the portfolio adds nothing.
     public var portfolio: (String) -> String
+    /// The run's clock, when messages may say that a record is back-dated.
+    public var now: Date?
 
     public init(coin: @escaping (String) -> String, date: @escaping (Date) -> String,
                 portfolio: @escaping (String) -> String = { _ in "" }) {
