@@ -21,7 +21,7 @@ public struct CLI {
         AssetAddCommand.self, AssetListCommand.self, AssetShowCommand.self, AssetEditCommand.self, AssetRemoveCommand.self,
         PortfolioListCommand.self, PortfolioAddCommand.self, PortfolioEditCommand.self, PortfolioDefaultCommand.self,
         PortfolioRemoveCommand.self,
-        CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self,
+        CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self, CashFeeCommand.self,
         CashTransferCommand.self, CashExchangeCommand.self,
         FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXHistoryCommand.self, FXImportCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self, PriceImportCommand.self,

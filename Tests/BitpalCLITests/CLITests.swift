@@ -124,7 +124,7 @@ final class CLITests: XCTestCase {
             (["add", "buy", "btc", "1", "1", "--fee", "x"], .usage, "Fee 'x'"),
             (["add", "buy", "btc", "1", "1", "--date", "2024-02-30"], .usage, "Date '2024-02-30' is not a date"),
             (["add", "buy", "btc", "1", "1", "--date", "last week"], .usage, "is not a date"),
-            (["add", "hold", "btc", "1", "1"], .usage, "KIND must be one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, swap, not 'hold'"),
+            (["add", "hold", "btc", "1", "1"], .usage, "KIND must be one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, spend, fee, swap, not 'hold'"),
             (["add", "buy", "btc", "1"], .usage, "missing PRICE"),
             (["add", "buy", "btc", "1", "1", "extra"], .usage, "unexpected argument 'extra'"),
             (["add", "buy", "btc", "1", "1", "--fe", "1"], .usage, "unknown option '--fe' for 'add'. Did you mean '--fee'?"),

@@ -42,7 +42,7 @@ struct CashReference {
 
     /// Records of a kind that only touches cash: a deposit, a withdrawal, interest on cash.
     static func isCashOnly(_ t: Transaction) -> Bool {
-        t.type == .deposit || t.type == .withdrawal || (t.type == .interest && t.assetId.isEmpty)
+        t.type == .deposit || t.type == .withdrawal || t.type == .expense || (t.type == .interest && t.assetId.isEmpty)
     }
 
     init(_ transactions: [Transaction], tracking: Set<String>) {
@@ -153,11 +153,21 @@ struct CashReference {
             h.cost += amount * (price ?? 0)
         case .adjustment where !t.negative:
             h.quantity += amount
-        case .adjustment:
+        case .adjustment, .fee:
+            // Units gone for nothing (lost, or paid as a fee): no cash, no money in or out.
             if amount > h.quantity { return .oversell }
             let lost = basis(of: amount)
             h.quantity -= amount
             h.cost -= lost
+        case .spend:
+            // Units paid for goods at their value: no cash, and that value leaves the portfolio (money taken out).
+            if amount > h.quantity { return .oversell }
+            let sold = basis(of: amount)
+            h.quantity -= amount
+            h.cost -= sold
+            deposited = -(gross - fee)
+        case .expense:
+            cashChange = -amount  // a cost, never money taken out
         case .split:
             if h.quantity > 0 { h.quantity = Self.round18(h.quantity * amount / (price ?? 1)) }
         }
@@ -252,8 +262,18 @@ struct CashReference {
                     out.append(tx(.transferOut, amount, fee: unitFee))
                     held[k] = max(0, have - amount - unitFee)
                 case 10..<12:
-                    tally.count("negative adjustment")
-                    out.append(tx(.adjustment, amount, negative: true))
+                    // Units lost, paid as a fee on their own, or spent on goods at their value.
+                    switch g.below(3) {
+                    case 0:
+                        tally.count("negative adjustment")
+                        out.append(tx(.adjustment, amount, negative: true))
+                    case 1:
+                        tally.count("fee in units")
+                        out.append(tx(.fee, amount))
+                    default:
+                        tally.count("spend")
+                        out.append(tx(.spend, amount, price: price, fee: fee))
+                    }
                     held[k] = max(0, have - amount)
                 case 12..<16:
                     // A swap: its fee (on the sell leg) is all the cash it spends.
@@ -307,9 +327,15 @@ struct CashReference {
                 if fundedTransfers { money[portfolio, default: 0] += amount }
                 money[portfolio] = max(0, (money[portfolio] ?? 0) - amount)
                 money[other, default: 0] += amount
-            case 22..<29:
+            case 22..<29 where g.below(2) == 0:
                 tally.count("interest on cash untracked")
                 out.append(tx(.interest, cashAmount, asset: ""))
+            case 22..<29:
+                // An expense paid from cash (an account fee), now and then more than there is.
+                let amount = aim()
+                tally.count(tracks ? "expense" : "expense untracked")
+                out.append(tx(.expense, amount, asset: ""))
+                money[portfolio] = max(0, (money[portfolio] ?? 0) - amount)
             case 29..<35:
                 // Interest on cash, its tax withheld now and then (all of it, now and then).
                 let tax = g.below(3) == 0 ? (g.below(4) == 0 ? cashAmount : Reference.rounded(cashAmount * Reference.decimal(g.below(40), scale: 2), 2, .plain)) : 0
@@ -450,7 +476,8 @@ struct CashReference {
                               ("deposits replayed ahead", 100), ("deposit after a buy, same instant", 100), ("deposit later that day", 20),
                               ("applied: swap fee", 100), ("applied: interest on cash", 100), ("applied: cash transfer", 100), ("cash transfer, funded", 100),
                               ("cash down to zero", 30), ("rounds without", 110), ("rounds where a cash transfer's withdrawal overdraws", 10), ("move", 100), ("dividend", 100), ("transfer-in", 100), ("transfer-out", 50),
-                              ("transfer-out with fee", 50), ("reward", 100), ("split", 50), ("negative adjustment", 50)] {
+                              ("transfer-out with fee", 50), ("reward", 100), ("split", 50), ("negative adjustment", 20),
+                              ("fee in units", 20), ("spend", 20), ("expense", 20)] {
             #expect(tally[what] >= least, "\(what): \(tally[what])")
         }
     }

@@ -308,7 +308,7 @@ import Testing
                 "line 10: its linked leg (linkedId \(link)) is missing: a link joins two records",
                 "line 11: " + PortfolioError.coinNotFound(query: "MSFT", suggestions: []).description,
                 "line 12: " + PortfolioError.priceMissing(.buy).description,
-                "line 13: type 'swap' is not one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, deposit, withdrawal "
+                "line 13: type 'swap' is not one of buy, sell, transfer-in, transfer-out, reward, dividend, interest, adjustment, split, deposit, withdrawal, spend, fee, expense "
                     + "(a swap is two rows, a sell and a buy, sharing a linkedId)",
                 "line 14: " + PortfolioError.amountNotPositive.description,
             ])

@@ -200,9 +200,9 @@ struct LotReference {
             acquire(key, amount, cost: amount * (price ?? 0), t, position: position)
         case .adjustment where !t.negative:
             acquire(key, amount, cost: 0, t, position: position)
-        case .adjustment:
+        case .adjustment, .fee:
             _ = dispose(t, key, amount)
-        case .sell:
+        case .sell, .spend:
             _ = dispose(t, key, amount, proceeds: (t.totalValue?.decimal ?? amount * price!) - fee)
         case .transferOut:
             let parts = dispose(t, key, amount, realizes: false)
@@ -217,7 +217,7 @@ struct LotReference {
                 lot.unitCost = lot.basis / lot.quantity
                 return lot
             }
-        case .dividend, .interest, .deposit, .withdrawal:
+        case .dividend, .interest, .deposit, .withdrawal, .expense:
             return
         }
     }

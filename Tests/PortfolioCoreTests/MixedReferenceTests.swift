@@ -100,7 +100,7 @@ struct MixedReference {
             s.taxWithheld += fee
         case .adjustment where !t.negative:
             h.quantity += amount
-        case .adjustment:
+        case .adjustment, .fee:
             if amount > h.quantity {
                 oversold.append(t.id)
                 return
@@ -110,7 +110,7 @@ struct MixedReference {
             s.realizedBasis += lost
             h.quantity -= amount
             h.cost -= lost
-        case .sell:
+        case .sell, .spend:
             if amount > h.quantity {
                 oversold.append(t.id)
                 return
@@ -133,7 +133,7 @@ struct MixedReference {
             if let link = t.linkedId { inTransit[link] = sent }
             h.quantity -= amount + fee
             h.cost -= sent + lost
-        case .deposit, .withdrawal:
+        case .deposit, .withdrawal, .expense:
             return  // cash alone: no holding (these histories track no cash)
         case .split:
             if h.quantity > 0 { h.quantity = Self.round18(h.quantity * amount / (price ?? 1)) }
@@ -212,8 +212,18 @@ struct MixedReference {
                     out.append(tx(.transferOut, amount, fee: unitFee))
                     held[k] = max(0, have - amount - unitFee)
                 case 12..<14:
-                    tally.count("negative adjustment")
-                    out.append(tx(.adjustment, amount, negative: true))
+                    // Units lost, paid as a fee on their own, or spent on goods at their value.
+                    switch g.below(3) {
+                    case 0:
+                        tally.count("negative adjustment")
+                        out.append(tx(.adjustment, amount, negative: true))
+                    case 1:
+                        tally.count("fee in units")
+                        out.append(tx(.fee, amount))
+                    default:
+                        tally.count("spend")
+                        out.append(tx(.spend, amount, price: price, fee: fee))
+                    }
                     held[k] = max(0, have - amount)
                 case 14..<17:
                     // A swap: a sell of this asset and a buy of another, both at the value.
@@ -341,7 +351,8 @@ struct MixedReference {
         #expect(oversells > 100 && partners > 0 && closings > 100 && nonzeroIncome > 150,
                 "oversells \(oversells), partners left out \(partners), closings \(closings), income in \(nonzeroIncome)")
         for kind in ["buy", "buy by total", "sell", "sell by total", "transfer-in", "transfer-out", "transfer-out with fee", "reward",
-                     "dividend", "interest", "positive adjustment", "negative adjustment", "split", "split NEW:OLD", "swap", "move"] {
+                     "dividend", "interest", "positive adjustment", "negative adjustment", "fee in units", "spend", "split", "split NEW:OLD",
+                     "swap", "move"] {
             #expect(tally.kinds[kind, default: 0] > 50, "\(kind): \(tally.kinds[kind, default: 0])")
         }
     }

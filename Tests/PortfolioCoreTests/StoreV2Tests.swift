@@ -313,7 +313,10 @@ import Testing
         txs += moveLegs("bitcoin", "0.1", from: "main", to: "cold", on: "2024-01-15")
         txs += [record(.deposit, "", "1000", on: "2024-01-16", portfolio: "broker", notes: "initial capital"),
                 record(.withdrawal, "", "100.5", on: "2024-01-17", portfolio: "broker"),
-                record(.interest, "", "1.5", fee: "0.2", on: "2024-01-18", portfolio: "broker")]
+                record(.interest, "", "1.5", fee: "0.2", on: "2024-01-18", portfolio: "broker"),
+                record(.expense, "", "2.5", on: "2024-01-19", portfolio: "broker", notes: "account fee"),
+                record(.spend, "ethereum", "0.1", price: "3100", fee: "0.5", on: "2024-01-20"),
+                record(.fee, "ethereum", "0.001", on: "2024-01-21")]
         var book = Book(transactions: txs, watchlist: [WatchEntry(coinId: "solana", dateAdded: day("2024-01-01T00:00:00.001Z"))],
                         manualPrices: [Quote(coinId: "AAPL", price: dec("187.5"), time: day("2024-01-16"), source: .manual),
                                        Quote(coinId: "GOLD", price: dec("2000.000000000000000001"), time: day("2024-01-16"), source: .manual)],

@@ -119,6 +119,27 @@ struct CashInterestCommand: Command {
     }
 }
 
+struct CashFeeCommand: Command {
+    static let spec = CommandSpec(
+        name: "cash fee", summary: "Record money paid from cash as a cost (an account or custody fee)", arguments: "AMOUNT",
+        options: [CashOptions.currencyOption, TransactionOptions.fxRate, CashOptions.dateOption, CashOptions.noteOption],
+        group: "Cash and currencies",
+        details: """
+        An expense: cash falls by AMOUNT and the realized P&L with it. Never money taken out: net
+        deposits, performance flows and history's net invested are untouched, so the fee shows as
+        the cost it is.
+        """,
+        examples: ["bitpal cash fee 4.90 --note \"custody fee\"", "bitpal -p brokerage cash fee 2 --currency EUR"])
+
+    var options: CashRecordOptions
+
+    init(parsing a: inout ArgumentList) throws { options = try CashRecordOptions(&a) }
+
+    func run(_ context: Context) throws -> ExitCode {
+        try CashOptions.record(context) { book, p in [try options.transaction(.expense, book: book, portfolio: p, context: context)] }
+    }
+}
+
 struct CashTransferCommand: Command {
     static let spec = CommandSpec(
         name: "cash transfer", summary: "Move cash to another portfolio that tracks cash", arguments: "AMOUNT",

@@ -55,25 +55,27 @@ enum TransactionOptions {
             return s
         }
         let amount = Human.quantity(t.amount)
-        switch t.type {
-        case .buy, .sell, .transferIn, .reward:
-            s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
-            if let p = t.priceValue { s += " at \(Human.price(p.decimal))" }
-            if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
-            if !(t.type == .transferIn && t.priceValue == nil) { s += ", \(t.type == .reward ? "income" : "total") \(Human.money(t.total))" }
-        case .transferOut:
-            s = "transfer-out \(amount) \(label(t.assetId))"
-            if t.fee > 0 { s += ", fee \(Human.quantity(t.fee)) \(symbol(t.assetId))" }
-        case .dividend, .interest:
+        // By what the kind's row says it holds (KindRule), not by the kind's name.
+        let rule = t.rule
+        if rule.asset == .none {  // money alone: a deposit, a withdrawal, an expense
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.currency.map { " \($0)" } ?? "")
+        } else if rule.amountIsMoney {  // a payment: dividend, interest
             s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.assetId.isEmpty ? " on cash" : " from \(label(t.assetId))")
             if t.fee > 0 { s += ", tax withheld \(Human.money(t.fee))" }
             s += ", net \(Human.money(t.total))"
-        case .deposit, .withdrawal:
-            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.currency.map { " \($0)" } ?? "")
-        case .adjustment:
-            s = "adjustment \(t.negative ? "" : "+")\(amount) \(label(t.assetId))"
-        case .split:
+        } else if rule.price == .splitDivisor {
             s = "split \(label(t.assetId)) \(splitRatio(t))"
+        } else if rule.signed {
+            s = "\(t.type.rawValue) \(t.negative ? "" : "+")\(amount) \(label(t.assetId))"
+        } else if rule.price == .none {  // units alone: a transfer-out, a fee in units
+            s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
+            if t.fee > 0 { s += ", fee \(Human.quantity(t.fee)) \(symbol(t.assetId))" }
+        } else {  // units at a price: buy, sell, transfer-in, reward, spend
+            s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
+            if let p = t.priceValue { s += " at \(Human.price(p.decimal))" }
+            if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
+            let earns = rule.steps.contains { if case .income = $0 { true } else { false } }
+            if !(t.type == .transferIn && t.priceValue == nil) { s += ", \(earns ? "income" : "total") \(Human.money(t.total))" }
         }
         s += ", on \(Human.whenLabelled(t.date, in: zone))"
         if ((try? context.session())?.portfolioCount ?? 1) > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
@@ -193,16 +195,10 @@ struct AddCommand: Command {
         let type = TransactionType(rawValue: kind)
         let rule = type.map(KindRule.of)
         // Shape checks (exit 2) before anything is read.
-        let expected: [String] = switch type {
-        case nil: ["FROM", "AMOUNT", "TO", "AMOUNT"]
-        case .buy?, .sell?: totalText == nil ? ["ASSET", "AMOUNT", "PRICE"] : ["ASSET", "AMOUNT"]
-        case .transferIn?: ["ASSET", "AMOUNT", "COST"]
-        case .reward?: ["ASSET", "AMOUNT", "PRICE"]
-        case .transferOut?, .dividend?, .interest?: ["ASSET", "AMOUNT"]
-        case .adjustment?: ["ASSET", "QUANTITY"]
-        case .split?: ["ASSET", "RATIO"]
-        case .deposit?, .withdrawal?: ["AMOUNT"]  // not an `add` kind (see addKinds)
-        }
+        // The arguments the kind's row names (PRICE left out when --total stands in for it).
+        let expected: [String] = rule.map { r in
+            r.arguments.split(separator: " ").map(String.init).filter { !(r.takesTotal && totalText != nil && $0 == "PRICE") }
+        } ?? ["FROM", "AMOUNT", "TO", "AMOUNT"]
         let usage = "bitpal add \(kind) " + expected.joined(separator: " ")
         if arguments.count < expected.count { throw UsageError.missingArgument(expected[arguments.count], usage: usage) }
         if arguments.count > expected.count {

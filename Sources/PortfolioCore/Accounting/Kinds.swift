@@ -50,6 +50,9 @@ public struct KindRule: Sendable {
         case transfer
         /// Units gone for nothing (a negative adjustment): the basis is a realized loss.
         case loss
+        /// Units paid for goods or services (a spend): a sale whose proceeds leave the portfolio (its
+        /// net deposits fall by them, and it is a flow out), with no cash received.
+        case spend
     }
 
     /// What income a transaction earns.
@@ -74,6 +77,8 @@ public struct KindRule: Sendable {
         case withdrawal
         /// −fee: a swap's sell leg (its two legs trade one asset for another, cash aside).
         case spendFee
+        /// −amount, paid out as a cost (an expense): never a flow.
+        case spendAmount
     }
 
     public enum Step: Sendable, Equatable {
@@ -82,6 +87,8 @@ public struct KindRule: Sendable {
         case income(Income)
         case cash(CashFlow)
         case scale
+        /// The record's amount, in money, is a realized loss (an expense paid from cash).
+        case expense
     }
 
     /// Whether a record of the kind names an asset.
@@ -124,6 +131,32 @@ public struct KindRule: Sendable {
         return nil
     }
 
+    /// The money a record of the kind moved, by its first step that moves money: what its cash step
+    /// spends or receives (a buy: gross plus fee; a sale: gross less fee; income: net of tax; cash: the
+    /// amount), else what it acquires at (a transfer-in: gross plus fee; a reward: gross), else what a
+    /// spend disposes at (gross less fee); zero for kinds without money.
+    public func moneyMoved(_ t: Transaction) -> Exact36 {
+        let fee = Exact36(t.feeValue ?? .zero)
+        let gross = t.gross, amount = Exact36(t.amountValue)
+        for step in steps {
+            switch step {
+            case let .cash(flow):
+                switch flow {
+                case .spendGrossPlusFee: return (try? gross + fee) ?? gross
+                case .receiveGrossMinusFee: return (try? gross - fee) ?? gross
+                case .receiveNetOfTax: return (try? amount - fee) ?? amount
+                case .deposit, .withdrawal, .spendAmount: return amount
+                case .spendFee: return fee
+                }
+            case .acquire(.grossPlusFee): return (try? gross + fee) ?? gross
+            case .acquire(.gross): return gross
+            case .dispose(.spend): return (try? gross - fee) ?? gross
+            case .acquire(.zero), .dispose, .income, .scale, .expense: continue
+            }
+        }
+        return .zero
+    }
+
     /// The kind touches cash only (no asset: a deposit, a withdrawal, interest on cash).
     public func isCashOnly(_ t: Transaction) -> Bool { asset != .required && t.assetId.isEmpty }
 
@@ -162,6 +195,15 @@ public struct KindRule: Sendable {
         KindRule(type: .withdrawal, asset: .none, price: .none, takesTotal: false, fee: .none, hasCurrency: true, amountIsMoney: true,
                  signed: false, steps: [.cash(.withdrawal)], negativeSteps: [],
                  arguments: "AMOUNT", summary: "money taken out of a portfolio that tracks cash"),
+        KindRule(type: .spend, price: .positive, takesTotal: true, fee: .money, hasCurrency: true, amountIsMoney: false,
+                 signed: false, steps: [.dispose(.spend)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT PRICE", summary: "units paid for goods or services at their value; realizes a gain or a loss, no cash"),
+        KindRule(type: .fee, price: .none, takesTotal: false, fee: .none, hasCurrency: false, amountIsMoney: false,
+                 signed: false, steps: [.dispose(.loss)], negativeSteps: [],
+                 arguments: "ASSET AMOUNT", summary: "units paid as a fee on their own; their basis is a realized loss"),
+        KindRule(type: .expense, asset: .none, price: .none, takesTotal: false, fee: .none, hasCurrency: true, amountIsMoney: true,
+                 signed: false, steps: [.cash(.spendAmount), .expense], negativeSteps: [],
+                 arguments: "AMOUNT", summary: "money paid from a portfolio's cash as a cost (an account fee): never a flow"),
     ]
 
     public static func of(_ type: TransactionType) -> KindRule {
@@ -177,12 +219,15 @@ public struct KindRule: Sendable {
         case .split: table[8]
         case .deposit: table[9]
         case .withdrawal: table[10]
+        case .spend: table[11]
+        case .fee: table[12]
+        case .expense: table[13]
         }
     }
 
     /// Whether the kind changes what is held (a dividend, interest and cash do not).
     public var movesUnits: Bool {
-        steps.contains { switch $0 { case .acquire, .dispose, .scale: true; case .income, .cash: false } }
+        steps.contains { switch $0 { case .acquire, .dispose, .scale: true; case .income, .cash, .expense: false } }
     }
 
     /// The first rule of a transaction's own fields it breaks, or `nil` (no replay needed).

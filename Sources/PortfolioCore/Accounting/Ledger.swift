@@ -483,10 +483,12 @@ public struct Ledger: Sendable {
                 changedInPlace = true
                 let (basis, parts) = try p.lots.dispose(quantity: tx.amountValue, keepingParts: keepingParts || moves)
                 switch mode {
-                case .sale:
+                case .sale, .spend:
                     let gross = try base(tx.gross)
                     let proceeds = try base(tx.gross - Exact36(fee))
                     let gain = try proceeds - basis
+                    // What was spent leaves the portfolio at its value: as money taken out, not as a loss.
+                    if mode == .spend { t.netDeposits = try t.netDeposits - proceeds }
                     p.cycleSold = p.cycleSold.flatMap { try? $0.adding(tx.amountValue) }
                     p.cycleSoldGross = p.cycleSoldGross.flatMap { try? $0 + gross }
                     p.cycleRealized = try p.cycleRealized + gain
@@ -550,6 +552,7 @@ public struct Ledger: Sendable {
                 case .deposit: change = Exact36(tx.amountValue)
                 case .withdrawal: change = try Exact36.zero - Exact36(tx.amountValue)
                 case .spendFee: change = try Exact36.zero - Exact36(fee)
+                case .spendAmount: change = try Exact36.zero - Exact36(tx.amountValue)
                 }
                 // Cash stays in its currency; what was put in counts at its own date's rate.
                 if (flow == .deposit || flow == .withdrawal) && exchangeCost == nil { t.netDeposits = try t.netDeposits + base(change) }
@@ -563,6 +566,9 @@ public struct Ledger: Sendable {
                 }
                 if let exchangeCost, flow == .deposit { cashCost = exchangeCost } else { cashCost = try base(change) }
                 cashAfter = (after, cashSlot, currency, change)
+            case .expense:
+                // Money paid as a cost: a realized loss, in the base at the record's rate (its cash step paid it).
+                t.realized = try t.realized - base(Exact36(tx.amountValue))
             case .scale:
                 let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
                 if p.isOpen {

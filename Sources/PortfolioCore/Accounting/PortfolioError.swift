@@ -116,11 +116,9 @@ extension PortfolioError: CustomStringConvertible {
         case let .unlinkedTransferIn(id):
             return "The transfer-in \(String(id.uuidString.lowercased().prefix(8))) of a move has no transfer-out before it to take its cost basis from"
         case let .priceMissing(type):
-            switch type {
-            case .buy, .sell: return "A \(type.rawValue) needs a PRICE or --total"
-            case .transferIn: return "A transfer-in needs its cost basis per unit (COST)"
-            default: return "A \(type.rawValue) needs a price"
-            }
+            if KindRule.of(type).takesTotal { return "A \(type.rawValue) needs a PRICE or --total" }
+            if type == .transferIn { return "A transfer-in needs its cost basis per unit (COST)" }
+            return "A \(type.rawValue) needs a price"
         case .taxAboveGross: return "Tax withheld (--fee) cannot be larger than the gross amount"
         case let .portfolioNotFound(name): return "No portfolio named '\(TextEscaping.escaped(name))' (see 'bitpal portfolio list')"
         case let .portfolioExists(name): return "A portfolio named '\(TextEscaping.escaped(name))' already exists"
@@ -178,7 +176,11 @@ extension Shortfall {
 
     /// What was asked, with its quantity: "sell 5", "remove 5 by an adjustment".
     func action(_ quantity: String) -> String {
-        type == .adjustment ? "remove \(quantity) by an adjustment" : "\(verb) \(quantity)"
+        switch type {
+        case .adjustment: "remove \(quantity) by an adjustment"
+        case .fee: "pay \(quantity) as a fee"
+        default: "\(verb) \(quantity)"
+        }
     }
 
     /// The same as a noun: "sell", "transfer-out", "swap", "move", "adjustment".

@@ -110,6 +110,8 @@ public struct PortfolioFlow: Sendable, Equatable {
         case transferOut = "transfer-out"
         /// A swap's fee in a portfolio that does not track cash (paid from outside).
         case swapFee = "swap-fee"
+        /// Units paid for goods or services, at their value.
+        case spend
     }
 
     public var date: LocalDay
@@ -425,6 +427,10 @@ struct ValueWalk {
             }
             inBase = c.netDepositsChange
             atBasis = true
+        case .spend:
+            // Units paid for goods or services leave at their value: money taken out, in any portfolio.
+            kind = .spend
+            inBase = c.netDepositsChange
         case .deposit, .withdrawal:
             guard info.tracksCash, !c.exchangeLeg else { return nil }  // an exchange stays inside the portfolio
             kind = t.type == .deposit ? .deposit : .withdrawal

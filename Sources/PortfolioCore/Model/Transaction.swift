@@ -18,6 +18,12 @@ public enum TransactionType: String, CaseIterable, Sendable, Hashable {
     case deposit
     /// Money taken out of a cash-tracking portfolio (no asset).
     case withdrawal
+    /// Units paid for goods or services: a disposal at their value, nothing received.
+    case spend
+    /// A stand-alone fee paid in units of an asset: their basis is a realized loss.
+    case fee
+    /// Money paid from a cash-tracking portfolio's cash for a service (an account fee): a cost, never a flow.
+    case expense
 
     /// How people read it in a sentence ("Cannot transfer out 2").
     public var verb: String {
@@ -33,6 +39,9 @@ public enum TransactionType: String, CaseIterable, Sendable, Hashable {
         case .split: "split"
         case .deposit: "deposit"
         case .withdrawal: "withdraw"
+        case .spend: "spend"
+        case .fee: "pay as a fee"
+        case .expense: "pay"
         }
     }
 }
@@ -177,19 +186,7 @@ public struct Transaction: Hashable, Sendable {
 
     /// Money that moved, exactly: gross plus the fee for a buy or transfer-in, minus it for a sell;
     /// the net for a dividend or interest; the value for a reward; zero for kinds without money.
-    public var total: Exact36 {
-        let fee = Exact36(feeValue ?? .zero)
-        switch type {
-        case .buy, .transferIn: return (try? gross + fee) ?? gross
-        case .sell: return (try? gross - fee) ?? gross
-        case .dividend, .interest:
-            let g = Exact36(amountValue)
-            return (try? g - fee) ?? g
-        case .reward: return gross
-        case .deposit, .withdrawal: return Exact36(amountValue)
-        case .transferOut, .adjustment, .split: return .zero
-        }
-    }
+    public var total: Exact36 { rule.moneyMoved(self) }
 
     /// The identity used to recognise a re-imported row: everything but id, notes and links.
     public var tradeKey: TradeKey {
