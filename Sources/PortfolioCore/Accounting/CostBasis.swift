@@ -66,25 +66,53 @@ public struct Lot: Sendable, Equatable {
 /// front and LIFO from the back; HIFO by (unit cost descending, date, recording order), from the
 /// front. The totals are always the exact sums of the lots, so a history holds the same quantities
 /// under every method.
+///
+/// FIFO and LIFO keep a sorted array (acquisitions nearly always arrive in date order, so a new lot
+/// is appended). HIFO's lots arrive in any order of unit cost, so it keeps them in a binary heap
+/// instead: a lot joins and the first one leaves in O(log n), where keeping them sorted moved half
+/// of the array on every acquisition (quadratic in a long history of buys). Lots equal in HIFO's
+/// order leave in the order they arrived, as they did from the sorted array.
 public struct Lots: Sendable {
     public let method: CostBasisMethod
     /// Units held.
     public private(set) var quantity: Fixed18 = .zero
     /// Cost of the units held.
     public private(set) var costBasis: Exact36 = .zero
+    /// FIFO and LIFO: the lots, sorted by acquisition.
     private var lots: [Lot] = []
-    /// Lots before `head` are used up (FIFO and HIFO take from the front without moving the rest).
+    /// Lots before `head` are used up (FIFO takes from the front without moving the rest).
     private var head = 0
+    /// HIFO: the lots as a binary heap, the first to leave at index 0.
+    private var heap: [Ranked] = []
+    /// HIFO: lots that have joined so far (the tie-break between lots equal in HIFO's order).
+    private var arrivals = 0
+
+    /// A HIFO lot with its place among equals.
+    private struct Ranked: Sendable {
+        var lot: Lot
+        var arrival: Int
+
+        /// `a` leaves before `b`: HIFO's order, then the order of arrival.
+        static func first(_ a: Ranked, _ b: Ranked) -> Bool {
+            if Lots.hifoFirst(a.lot, b.lot) { return true }
+            if Lots.hifoFirst(b.lot, a.lot) { return false }
+            return a.arrival < b.arrival
+        }
+    }
 
     public init(method: CostBasisMethod = .average) { self.method = method }
 
     /// The open lots, in the order the method takes them (LIFO: from the end); under `average`, the
     /// pool as one lot when anything is held.
     public var open: [Lot] {
-        if method == .average {
+        switch method {
+        case .average:
             return quantity.units > 0 ? [Lot(quantity: quantity, basis: costBasis, acquired: nil, source: nil, order: 0)] : []
+        case .hifo:
+            return heap.sorted(by: Ranked.first).map(\.lot)
+        case .fifo, .lifo:
+            return Array(lots[head...])
         }
-        return Array(lots[head...])
     }
 
     /// The open lots from the oldest acquisition (recording order on a tie).
@@ -108,7 +136,11 @@ public struct Lots: Sendable {
     public mutating func receive(_ lot: Lot) throws(PortfolioError) {
         let q = try quantity.adding(lot.quantity)
         let b = try costBasis + lot.basis
-        if method != .average { insert(lot) }
+        switch method {
+        case .average: break
+        case .hifo: push(lot)
+        case .fifo, .lifo: insert(lot)
+        }
         quantity = q
         costBasis = b
     }
@@ -134,16 +166,13 @@ public struct Lots: Sendable {
         var left = amount
         var taken = Exact36.zero
         var parts: [Lot] = []
-        let fromEnd = method == .lifo
         while left.units > 0 {
-            guard head < lots.count else { throw .quantityTooLarge }  // the lots always add up to the quantity
-            let i = fromEnd ? lots.count - 1 : head
-            var lot = lots[i]
+            guard var lot = next else { throw .quantityTooLarge }  // the lots always add up to the quantity
             if lot.quantity <= left {
                 left = Fixed18(units: left.units - lot.quantity.units)
                 taken = try taken + lot.basis
                 if keepingParts { parts.append(lot) }
-                if fromEnd { lots.removeLast() } else { head += 1 }
+                removeNext()
             } else {
                 let part = try lot.basis.multiplied(by: left, dividedBy: lot.quantity)
                 taken = try taken + part
@@ -155,7 +184,8 @@ public struct Lots: Sendable {
                 }
                 lot.quantity = Fixed18(units: lot.quantity.units - left.units)
                 lot.basis = try lot.basis - part
-                lots[i] = lot
+                // HIFO's key stays as it was (`unitCost`), so the lot keeps its place.
+                replaceNext(with: lot)
                 left = .zero
             }
         }
@@ -175,12 +205,13 @@ public struct Lots: Sendable {
     /// rounds to nothing gives its basis to its neighbour.
     public mutating func scale(by numerator: Fixed18, over denominator: Fixed18) throws(PortfolioError) {
         let scaled = try quantity.scaled(by: numerator, over: denominator)
-        if method != .average && head < lots.count {
+        let current = method == .average ? [] : open
+        if !current.isEmpty {
             var kept: [Lot] = []
-            kept.reserveCapacity(lots.count - head)
+            kept.reserveCapacity(current.count)
             var before = Fixed18.zero, scaledBefore = Fixed18.zero
             var orphanBasis = Exact36.zero
-            for var lot in lots[head...] {
+            for var lot in current {
                 before = try before.adding(lot.quantity)
                 let cumulative = try before.scaled(by: numerator, over: denominator)
                 lot.quantity = Fixed18(units: cumulative.units - scaledBefore.units)
@@ -198,9 +229,15 @@ public struct Lots: Sendable {
                 kept[last].basis = try kept[last].basis + orphanBasis
                 if method == .hifo { kept[last].unitCost = Lot.costPerUnit(kept[last].basis, kept[last].quantity) }
             }
-            if method == .hifo { kept.sort(by: Lots.hifoFirst) }
-            lots = kept
-            head = 0
+            if method == .hifo {
+                kept.sort(by: Lots.hifoFirst)
+                // A sorted array is a heap; arrivals in this order keep equal lots where the sort put them.
+                heap = kept.enumerated().map { Ranked(lot: $1, arrival: $0) }
+                arrivals = kept.count
+            } else {
+                lots = kept
+                head = 0
+            }
         }
         quantity = scaled
     }
@@ -218,22 +255,86 @@ public struct Lots: Sendable {
         a.unitCost != b.unitCost ? a.unitCost > b.unitCost : earlier(a, b)
     }
 
-    private mutating func insert(_ arriving: Lot) {
-        let hifo = method == .hifo
-        var lot = arriving
-        if hifo { lot.unitCost = Lot.costPerUnit(lot.basis, lot.quantity) }
-        func before(_ a: Lot, _ b: Lot) -> Bool { hifo ? Lots.hifoFirst(a, b) : Lots.earlier(a, b) }
+    /// The lot the method takes next (`nil`: none is open).
+    private var next: Lot? {
+        switch method {
+        case .average: return nil
+        case .hifo: return heap.first?.lot
+        case .fifo: return head < lots.count ? lots[head] : nil
+        case .lifo: return head < lots.count ? lots[lots.count - 1] : nil
+        }
+    }
+
+    /// Removes the lot `next` returned.
+    private mutating func removeNext() {
+        switch method {
+        case .average: break
+        case .hifo: popFirst()
+        case .fifo: head += 1
+        case .lifo: lots.removeLast()
+        }
+    }
+
+    /// Puts back the lot `next` returned, changed but in the same place of the method's order.
+    private mutating func replaceNext(with lot: Lot) {
+        switch method {
+        case .average: break
+        case .hifo: heap[0].lot = lot
+        case .fifo: lots[head] = lot
+        case .lifo: lots[lots.count - 1] = lot
+        }
+    }
+
+    /// FIFO and LIFO: puts a lot in its place by acquisition, after any lot equal to it.
+    private mutating func insert(_ lot: Lot) {
         // Acquisitions mostly come in date order: appending is the common case.
-        guard let last = lots.last, head < lots.count, before(lot, last) else {
+        guard let last = lots.last, head < lots.count, Lots.earlier(lot, last) else {
             lots.append(lot)
             return
         }
         var lo = head, hi = lots.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if before(lot, lots[mid]) { hi = mid } else { lo = mid + 1 }
+            if Lots.earlier(lot, lots[mid]) { hi = mid } else { lo = mid + 1 }
         }
         lots.insert(lot, at: lo)
+    }
+
+    /// HIFO: adds a lot to the heap, keyed by its unit cost as it arrives.
+    private mutating func push(_ arriving: Lot) {
+        var lot = arriving
+        lot.unitCost = Lot.costPerUnit(lot.basis, lot.quantity)
+        let entry = Ranked(lot: lot, arrival: arrivals)
+        arrivals += 1
+        heap.append(entry)
+        // Sift up: move parents down until the new lot's place is found.
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard Ranked.first(entry, heap[parent]) else { break }
+            heap[i] = heap[parent]
+            i = parent
+        }
+        heap[i] = entry
+    }
+
+    /// HIFO: removes the first lot of the heap.
+    private mutating func popFirst() {
+        guard let last = heap.popLast() else { return }
+        guard !heap.isEmpty else { return }
+        // Sift down: move the first of the children up until the last lot's place is found.
+        let count = heap.count
+        var i = 0
+        while true {
+            let left = 2 * i + 1
+            guard left < count else { break }
+            let right = left + 1
+            let child = right < count && Ranked.first(heap[right], heap[left]) ? right : left
+            guard Ranked.first(heap[child], last) else { break }
+            heap[i] = heap[child]
+            i = child
+        }
+        heap[i] = last
     }
 }
 
