@@ -195,13 +195,17 @@ final class EdgeTests: XCTestCase {
     // MARK: Bash completion, as a person's shell runs it
 
     /// Sources the generated script in bash, completes `words` (the last one is being typed) and returns the offers.
-    func complete(_ script: String, _ words: [String]) throws -> [String] {
+    /// The names a book holds come from the bitpal being completed (the built binary, on `home`'s data).
+    func complete(_ script: String, _ words: [String], home: String? = nil) throws -> [String] {
         let path = FileManager.default.temporaryDirectory.path + "/bitpal-completion-\(UUID().uuidString).bash"
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
+        let binary = try bitpalBinary()
+        let quoted = ([binary] + words.dropFirst()).map { "'" + $0 + "'" }.joined(separator: " ")
         let program = "source '\(path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _bitpal; printf '%s\\n' \"${COMPREPLY[@]}\""
-        let r = try runProcess("/bin/bash", ["--norc", "-c", program], env: ["PATH": "/usr/bin:/bin"])
+        var env = ["PATH": "/usr/bin:/bin", "BITPAL_OFFLINE": "1", "TZ": "UTC"]
+        env["BITPAL_HOME"] = home ?? FileManager.default.temporaryDirectory.path + "/bitpal-completion-empty-\(UUID().uuidString)"
+        let r = try runProcess("/bin/bash", ["--norc", "-c", program], env: env)
         XCTAssertEqual(r.status, 0, r.err)
         return r.out.split(separator: "\n").map(String.init)
     }

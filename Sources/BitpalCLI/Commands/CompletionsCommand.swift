@@ -21,15 +21,27 @@ enum Completions {
 
     static let globalFlags = GlobalOptions.specs.map(\.name)
 
-    /// What a word may be, read off the command table (argument names and option value names).
+    /// What a word may be, read off the command table (argument names and option value names, and the
+    /// command they belong to).
     enum Kind: Equatable {
-        case words([String]), coin, file, directory, command, nothing
+        case words([String]), file, directory, command, nothing
+        /// Names the book holds, listed at completion time by `bitpal completions --list NAME` (offline, no lock).
+        case dynamic(String)
 
-        /// The kind of a value named `name` (`COIN`, `FILE|-`, `buy|sell`, `DIR`), given its option's choices.
-        init(valueName name: String, choices: [String] = []) {
+        /// The kind of a value named `name` (`ASSET`, `FILE|-`, `buy|sell`, `DIR`) of `command`, given its option's choices.
+        init(valueName name: String, choices: [String] = [], command: String = "") {
             let bare = name.trimmingCharacters(in: CharacterSet(charactersIn: "[]."))
+            let group = String(command.split(separator: " ").first ?? "")
             if !choices.isEmpty { self = .words(choices) }
-            else if ["COIN", "ASSET", "FROM", "TO"].contains(bare) { self = .coin }
+            else if ["FROM", "TO"].contains(bare) && (group == "fx" || command == "cash exchange") { self = .words(CurrencyCode.supported) }
+            else if bare == "CODE" && (command == "asset edit" || command == "asset remove") { self = .dynamic("registered") }
+            else if bare == "CODE" && command != "asset add" { self = .words(CurrencyCode.supported) }
+            else if ["COIN", "ASSET", "FROM", "TO"].contains(bare) { self = .dynamic("assets") }
+            else if bare == "PORTFOLIO" || (bare == "NAME" && group == "portfolio" && command != "portfolio add") { self = .dynamic("portfolios") }
+            else if bare == "NAME" && group == "saving" && command != "saving add" { self = .dynamic("saving-plans") }
+            else if bare == "NAME" && group == "plan" && command != "plan add" { self = .dynamic("plans") }
+            else if bare == "ID" && group == "alert" { self = .dynamic("alerts") }
+            else if bare == "ID" { self = .dynamic("ids") }
             else if bare == "KIND" { self = .words(TransactionOptions.addKinds) }
             else if bare == "FILE" || bare == "FILE|-" { self = .file }
             else if bare == "DIR" { self = .directory }
@@ -42,42 +54,90 @@ enum Completions {
         var bash: String {
             switch self {
             case let .words(w): "COMPREPLY=( $(compgen -W \"\(w.joined(separator: " "))\" -- \"$cur\") )"
-            case .coin: "COMPREPLY=( $(compgen -W \"$_bitpal_coins\" -- \"$cur\") )"
+            case let .dynamic(list): "COMPREPLY=( $(compgen -W \"$(_bitpal_list \(list))\" -- \"$cur\") )"
             case .file: "compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- \"$cur\") )"
             case .directory: "compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- \"$cur\") )"
             case .command: "COMPREPLY=( $(compgen -W \"\(topWords.joined(separator: " "))\" -- \"$cur\") )"
             case .nothing: "COMPREPLY=()"
             }
         }
+
+        /// The zsh that offers this kind's words.
+        var zsh: String {
+            switch self {
+            case let .words(w): "compadd -- \(w.joined(separator: " "))"
+            case let .dynamic(list): "compadd -- ${(f)\"$(_bitpal_list \(list))\"}"
+            case .file: "_files"
+            case .directory: "_files -/"
+            case .command: "compadd -- \(topWords.joined(separator: " "))"
+            case .nothing: ":"
+            }
+        }
+    }
+
+    /// The lists `--list` prints, one name a line.
+    static let lists = ["assets", "registered", "portfolios", "plans", "saving-plans", "alerts", "ids"]
+
+    /// The words of list `name` for `book`: what a person would type there.
+    static func words(_ name: String, book: Book, coins: () -> [String]) -> [String] {
+        switch name {
+        case "assets": book.assets.map(\.id) + coins()
+        case "registered": book.assets.map(\.id)
+        case "portfolios": book.portfolios.map(\.name)
+        case "plans": book.plans.map(\.name)
+        case "saving-plans": book.savingPlans.map(\.name)
+        case "alerts": book.alerts.map { String($0.id) }
+        case "ids": Ledger.chronological(book.transactions).suffix(200).reversed().map { String(UUIDText.lowercased($0.id).prefix(8)) }
+        default: []
+        }
     }
 
     /// The kinds of a command's positional arguments; the last one repeats when it ends in `...`.
     static func positionals(_ spec: CommandSpec) -> (kinds: [Kind], repeats: Bool) {
         let words = spec.arguments.split(separator: " ").map(String.init)
-        return (words.map { Kind(valueName: $0) }, words.last?.hasSuffix("...") ?? false)
+        return (words.map { Kind(valueName: $0, command: spec.name) }, words.last?.hasSuffix("...") ?? false)
     }
 
-    /// Symbols of the built-in coins, for COIN arguments (the script stays offline and instant).
-    static var coinWords: String {
+    /// Symbols of the built-in coins, for ASSET arguments (`--list assets`: offline and instant).
+    static var coinWords: [String] {
         var seen = Set<String>()
         return CoinCatalog.builtin.map { $0.symbol.lowercased() }.filter { seen.insert($0).inserted && !$0.contains(" ") }
-            .joined(separator: " ")
     }
 
-    static func bash() -> String {
-        let valuedGlobals = GlobalOptions.specs.filter { $0.valueName != nil }.map(\.name)
-        var s = """
+    enum Shell { case bash, zsh }
+
+    /// The script of `shell`: one walker over the words before the cursor (global options anywhere,
+    /// the command, its subcommand, then positional arguments, skipping every option and its value),
+    /// then the value of an option, an option, the command, a subcommand or a positional argument,
+    /// each by its kind in the command table.
+    static func script(_ shell: Shell) -> String {
+        let valuedGlobals = GlobalOptions.specs.filter { $0.valueName != nil }.map(\.name) + ["-p"]
+        func offer(_ kind: Kind) -> String { shell == .bash ? kind.bash : kind.zsh }
+        func words(_ list: [String]) -> String { offer(.words(list)) }
+        var s = shell == .bash ? """
         # bash completion for bitpal (generated by 'bitpal completions bash')
-        _bitpal_coins="\(coinWords)"
+        # Names the book holds (assets, portfolios, plans, ids) come from the bitpal being completed.
+        _bitpal_list() { "${_bitpal_command:-bitpal}" completions --list "$1" 2>/dev/null; }
         _bitpal() {
-            local cur prev w key="" optkey nargs=0 i=1
-            cur="${COMP_WORDS[COMP_CWORD]}"
-            prev="${COMP_WORDS[COMP_CWORD-1]}"
+            local _bitpal_command="${COMP_WORDS[0]}"
+            local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" w key="" optkey nargs=0 i=1 n="$COMP_CWORD"
             COMPREPLY=()
-            # Walk the words before the cursor: global options anywhere, the command, its subcommand,
-            # then count positional arguments (skipping every option and the value it takes).
-            while [ "$i" -lt "$COMP_CWORD" ]; do
+            while [ "$i" -lt "$n" ]; do
                 w="${COMP_WORDS[i]}"
+
+        """ : """
+        #compdef bitpal
+        # zsh completion for bitpal (generated by 'bitpal completions zsh')
+        # Names the book holds (assets, portfolios, plans, ids) come from the bitpal being completed.
+        _bitpal_list() { "${_bitpal_command:-bitpal}" completions --list "$1" 2>/dev/null }
+        _bitpal() {
+            local _bitpal_command="${words[1]}"
+            local cur="${words[CURRENT]}" prev="${words[CURRENT-1]}" w key="" optkey nargs=0 i=2 n="$CURRENT"
+            while [ "$i" -lt "$n" ]; do
+                w="${words[i]}"
+
+        """
+        s += """
                 case "$w" in
                     \(valuedGlobals.joined(separator: "|"))) i=$((i + 2)); continue ;;
                     --) i=$((i + 1)); continue ;;
@@ -96,35 +156,38 @@ enum Completions {
 
         """
         for o in GlobalOptions.specs where o.valueName != nil {
-            s += "        *\"|\(o.name)\") \(Kind(valueName: o.valueName ?? "", choices: o.choices).bash); return ;;\n"
+            let kind = o.name == "--portfolio" ? Kind.dynamic("portfolios") : Kind(valueName: o.valueName ?? "", choices: o.choices)
+            s += "        *\"|\(o.name)\"\(o.name == "--portfolio" ? "|*\"|-p\"" : "")) \(offer(kind)); return ;;\n"
         }
         for c in CLI.commands {
             for o in c.spec.options where o.valueName != nil {
-                s += "        \"\(c.spec.name)|\(o.name)\") \(Kind(valueName: o.valueName ?? "", choices: o.choices).bash); return ;;\n"
+                let kind = o.name == "--currency" ? Kind.words(CurrencyCode.supported) : Kind(valueName: o.valueName ?? "", choices: o.choices, command: c.spec.name)
+                s += "        \"\(c.spec.name)|\(o.name)\") \(offer(kind)); return ;;\n"
             }
         }
         s += """
             esac
             # Options.
-            if [[ "$cur" == -* ]]; then
-                case "$optkey" in
+            case "$cur" in
+                -*)
+                    case "$optkey" in
 
         """
         for c in CLI.commands {
-            s += "            \"\(c.spec.name)\") COMPREPLY=( $(compgen -W \"\((c.spec.options.map(\.name) + globalFlags).joined(separator: " "))\" -- \"$cur\") ) ;;\n"
+            s += "                \"\(c.spec.name)\") \(words(c.spec.options.map(\.name) + globalFlags)) ;;\n"
         }
         s += """
-                    *) COMPREPLY=( $(compgen -W "\(globalFlags.joined(separator: " "))" -- "$cur") ) ;;
-                esac
-                return
-            fi
+                        *) \(words(globalFlags)) ;;
+                    esac
+                    return ;;
+            esac
             # The command, a subcommand, or a positional argument.
-            if [ -z "$key" ]; then \(Kind.command.bash); return; fi
+            if [ -z "$key" ]; then \(shell == .bash ? Kind.command.bash : "_describe 'command' _bitpal_commands"); return; fi
             case "$key" in
 
         """
         for w in topWords where !subcommands(of: w).isEmpty {
-            s += "        \(w)) \(Kind.words(subcommands(of: w)).bash); return ;;\n"
+            s += "        \(w)) \(words(subcommands(of: w))); return ;;\n"
         }
         s += """
             esac
@@ -135,11 +198,12 @@ enum Completions {
             let (kinds, repeats) = positionals(c.spec)
             for (n, kind) in kinds.enumerated() where kind != .nothing {
                 let pattern = repeats && n == kinds.count - 1 ? "\"\(c.spec.name)|\"*" : "\"\(c.spec.name)|\(n)\""
-                s += "        \(pattern)) \(kind.bash) ;;\n"
+                s += "        \(pattern)) \(offer(kind)) ;;\n"
             }
         }
         s += """
-                "help|1") _bitpal_is_group "$prev" && COMPREPLY=( $(compgen -W "$(_bitpal_subcommands "$prev")" -- "$cur") ) ;;
+                "help|0") \(offer(.command)) ;;
+                "help|1") _bitpal_is_group "$prev" && \(shell == .bash ? "COMPREPLY=( $(compgen -W \"$(_bitpal_subcommands \"$prev\")\" -- \"$cur\") )" : "compadd -- ${=$(_bitpal_subcommands \"$prev\")}") ;;
             esac
         }
         _bitpal_subcommands() {
@@ -181,93 +245,123 @@ enum Completions {
             esac
             return 1
         }
-        complete -F _bitpal bitpal
 
         """
-        return s
-    }
-
-    static func zsh() -> String {
-        var s = """
-        #compdef bitpal
-        # zsh completion for bitpal (generated by 'bitpal completions zsh')
-        _bitpal() {
-            local -a commands opts
-            commands=(
-
-        """
-        for w in topWords {
-            let summary = CLI.commands.first { $0.spec.name == w }?.spec.summary ?? "\(w) commands: " + subcommands(of: w).joined(separator: ", ")
-            s += "        '\(w):\(zshQuote(summary))'\n"
-        }
-        s += """
+        if shell == .bash {
+            s += "complete -F _bitpal bitpal\n"
+        } else {
+            s += "_bitpal_commands=(\n"
+            for w in topWords {
+                let summary = CLI.commands.first { $0.spec.name == w }?.spec.summary ?? "\(w) commands: " + subcommands(of: w).joined(separator: ", ")
+                s += "    '\(w):\(zshQuote(summary))'\n"
+            }
+            s += """
             )
-            if (( CURRENT == 2 )); then
-                _describe 'command' commands
-                compadd -- \(globalFlags.joined(separator: " "))
-                return
-            fi
-            local key="${words[2]}"
-            case "$key" in
+            # Installed in fpath, this file is _bitpal itself: the first TAB runs it, so complete now too.
+            if [ "${funcstack[1]}" = "_bitpal" ]; then _bitpal "$@"; else compdef _bitpal bitpal; fi
 
-        """
-        for w in topWords where !subcommands(of: w).isEmpty {
-            s += "        \(w)) if (( CURRENT == 3 )); then compadd -- \(subcommands(of: w).joined(separator: " ")); return; fi; key=\"$key ${words[3]}\" ;;\n"
+            """
         }
-        s += """
-            esac
-            case "$key" in
-
-        """
-        for c in CLI.commands {
-            s += "        \"\(c.spec.name)\") opts=(\((c.spec.options.map(\.name) + globalFlags + firstWords(c.spec)).joined(separator: " "))) ;;\n"
-        }
-        s += """
-                *) opts=(\(globalFlags.joined(separator: " "))) ;;
-            esac
-            compadd -- $opts
-            _files
-        }
-        compdef _bitpal bitpal
-
-        """
         return s
     }
 
-    /// The words a command's first argument may be (`buy sell`), for zsh and fish.
-    static func firstWords(_ spec: CommandSpec) -> [String] {
-        if case let .words(w)? = positionals(spec).kinds.first { return w }
-        return []
-    }
+    static func bash() -> String { script(.bash) }
+
+    static func zsh() -> String { script(.zsh) }
 
     static func zshQuote(_ s: String) -> String {
         s.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:")
     }
 
+    /// What fish offers for a kind (`-a` arguments, or `-F` for files).
+    static func fishArguments(_ kind: Kind) -> String? {
+        switch kind {
+        case let .words(w): "-a '\(w.joined(separator: " "))'"
+        case let .dynamic(list): "-a '(__bitpal_list \(list))'"
+        case .file, .directory: "-F"
+        case .command: "-a '\(topWords.joined(separator: " "))'"
+        case .nothing: nil
+        }
+    }
+
     static func fish() -> String {
-        var s = "# fish completion for bitpal (generated by 'bitpal completions fish')\ncomplete -c bitpal -f\n"
+        let valuedGlobals = (GlobalOptions.specs.filter { $0.valueName != nil }.map(\.name) + ["-p"]).joined(separator: " ")
+        var s = """
+        # fish completion for bitpal (generated by 'bitpal completions fish')
+        complete -c bitpal -f
+        # The words before the cursor that are not options nor an option's value: the command, its subcommand, its arguments.
+        function __bitpal_words
+            set -l tokens (commandline -opc)
+            set -e tokens[1]
+            set -l skip 0
+            for t in $tokens
+                if test $skip -eq 1
+                    set skip 0
+                    continue
+                end
+                if contains -- $t \(valuedGlobals)
+                    set skip 1
+                else if not string match -q -- '-*' $t
+                    echo $t
+                end
+            end
+        end
+        # Whether the words start with $argv and hold exactly N more (N the first argument).
+        function __bitpal_at
+            set -l n $argv[1]
+            set -e argv[1]
+            set -l w (__bitpal_words)
+            test (count $w) -eq (math (count $argv) + $n); or return 1
+            for i in (seq (count $argv))
+                test "$w[$i]" = "$argv[$i]"; or return 1
+            end
+        end
+        # Whether the words start with $argv.
+        function __bitpal_in
+            set -l w (__bitpal_words)
+            test (count $w) -ge (count $argv); or return 1
+            for i in (seq (count $argv))
+                test "$w[$i]" = "$argv[$i]"; or return 1
+            end
+        end
+        function __bitpal_list
+            set -l bin (commandline -opc)[1]
+            $bin completions --list $argv[1] 2>/dev/null
+        end
+
+        """
         for o in GlobalOptions.specs {
-            s += "complete -c bitpal -l \(o.name.dropFirst(2))\(o.valueName != nil ? " -r" : "") -d '\(fishQuote(o.help))'\n"
+            var line = "complete -c bitpal -l \(o.name.dropFirst(2))"
+            // -x: a value that is not a file (-r alone would offer files too).
+            if o.name == "--portfolio" { line += " -s p -x -a '(__bitpal_list portfolios)'" }
+            else if o.name == "--data-dir" { line += " -r -F" }
+            else if o.valueName != nil { line += " -x" + (o.choices.isEmpty ? "" : " -a '\(o.choices.joined(separator: " "))'") }
+            s += line + " -d '\(fishQuote(o.help))'\n"
         }
         for w in topWords {
             let summary = CLI.commands.first { $0.spec.name == w }?.spec.summary ?? subcommands(of: w).joined(separator: ", ")
-            s += "complete -c bitpal -n '__fish_use_subcommand' -a \(w) -d '\(fishQuote(summary))'\n"
+            s += "complete -c bitpal -n '__bitpal_at 0' -a \(w) -d '\(fishQuote(summary))'\n"
         }
         for c in CLI.commands {
             let parts = c.spec.name.split(separator: " ").map(String.init)
-            var condition = "__fish_seen_subcommand_from \(parts[0])"
+            let path = parts.joined(separator: " ")
             if parts.count == 2 {
-                s += "complete -c bitpal -n '\(condition); and not __fish_seen_subcommand_from \(subcommands(of: parts[0]).joined(separator: " "))' -a \(parts[1]) -d '\(fishQuote(c.spec.summary))'\n"
-                condition += "; and __fish_seen_subcommand_from \(parts[1])"
+                s += "complete -c bitpal -n '__bitpal_at 0 \(parts[0])' -a \(parts[1]) -d '\(fishQuote(c.spec.summary))'\n"
             }
             for o in c.spec.options {
-                var line = "complete -c bitpal -n '\(condition)' -l \(o.name.dropFirst(2))"
-                if o.valueName != nil { line += " -r" }
-                if !o.choices.isEmpty { line += " -a '\(o.choices.joined(separator: " "))'" }
+                var line = "complete -c bitpal -n '__bitpal_in \(path)' -l \(o.name.dropFirst(2))"
+                if o.valueName != nil {
+                    let kind = o.name == "--currency" ? Kind.words(CurrencyCode.supported) : Kind(valueName: o.valueName ?? "", choices: o.choices, command: c.spec.name)
+                    let arguments = fishArguments(kind)
+                    line += (arguments == "-F" ? " -r" : " -x") + (arguments.map { " " + $0 } ?? "")
+                }
                 s += line + " -d '\(fishQuote(o.help))'\n"
             }
-            if !firstWords(c.spec).isEmpty {
-                s += "complete -c bitpal -n '\(condition)' -a '\(firstWords(c.spec).joined(separator: " "))'\n"
+            let (kinds, repeats) = positionals(c.spec)
+            for (n, kind) in kinds.enumerated() {
+                guard let arguments = fishArguments(kind) else { continue }
+                let condition = repeats && n == kinds.count - 1 ? "__bitpal_in \(path)" : "__bitpal_at \(n) \(path)"
+                s += "complete -c bitpal -n '\(condition)' \(arguments)\n"
             }
         }
         return s
@@ -280,17 +374,40 @@ enum Completions {
 
 struct CompletionsCommand: Command {
     static let spec = CommandSpec(
-        name: "completions", summary: "Print a shell completion script", arguments: "bash|zsh|fish", group: "Other",
-        details: "bash: bitpal completions bash > ~/.local/share/bash-completion/completions/bitpal\nzsh:  bitpal completions zsh > \"${fpath[1]}/_bitpal\"\nfish: bitpal completions fish > ~/.config/fish/completions/bitpal.fish",
-        examples: ["source <(bitpal completions bash)"])
+        name: "completions", summary: "Print a shell completion script", arguments: "bash|zsh|fish",
+        options: [OptionSpec("--list", "NAME", "print the names a completion offers, one a line (what the scripts call)",
+                             choices: Completions.lists)],
+        group: "Other",
+        details: """
+        bash: bitpal completions bash > ~/.local/share/bash-completion/completions/bitpal
+              (loaded by the bash-completion package; without it, add to ~/.bashrc:
+              source <(bitpal completions bash))
+        zsh:  bitpal completions zsh > ~/.zfunc/_bitpal, with fpath=(~/.zfunc $fpath) before
+              compinit in ~/.zshrc (or: source <(bitpal completions zsh) after compinit)
+        fish: bitpal completions fish > ~/.config/fish/completions/bitpal.fish
+        Commands, subcommands and options come from the command table; registered assets, coins,
+        portfolios, plans, saving plans, alerts and transaction ids from your book, read offline
+        (--list NAME) when you press TAB.
+        """,
+        examples: ["source <(bitpal completions bash)", "bitpal completions --list portfolios"])
 
-    var shell: String
+    var shell: String?
+    var list: String?
 
     init(parsing a: inout ArgumentList) throws {
-        shell = try ArgumentList.choice(try a.popPositional("bash|zsh|fish"), of: ["bash", "zsh", "fish"], option: "shell")
+        list = try a.popOption("--list").map { text throws(UsageError) in try ArgumentList.choice(text, of: Completions.lists, option: "--list") }
+        if list == nil {
+            shell = try ArgumentList.choice(try a.popPositional("bash|zsh|fish"), of: ["bash", "zsh", "fish"], option: "shell")
+        }
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        if let list {
+            // Offline and quiet: a TAB never waits for the network, and prints nothing when the book cannot be read.
+            let book = list == "ids" ? ((try? context.session().loadBook()) ?? Book()) : ((try? context.session().loadSettings()) ?? Book())
+            for word in Completions.words(list, book: book, coins: { Completions.coinWords }) { context.out(word + "\n") }
+            return .success
+        }
         switch shell {
         case "bash": context.out(Completions.bash())
         case "zsh": context.out(Completions.zsh())
