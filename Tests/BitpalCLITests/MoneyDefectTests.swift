@@ -163,4 +163,17 @@ final class MoneyDefectTests: XCTestCase {
         s.ok(["import", csv])
         XCTAssertTrue(s.ok(["holdings", "--json"]).out.contains(#""totalAmount": "4""#))
     }
+
+    /// Tables show quantities to 8 decimals; the confirmation, JSON and the store keep every digit.
+    func testTablesShowReadableQuantities() throws {
+        let s = Sandbox()
+        let added = s.ok(["add", "buy", "btc", "0.30517522607507903", "100", "--date", "2024-01-01"]).out
+        XCTAssertTrue(added.contains("0.30517522607507903"), added)
+        s.ok(["add", "buy", "eth", "0.000000000000000001", "100", "--date", "2024-01-01"])
+        let table = s.ok(["holdings"]).out
+        XCTAssertTrue(table.contains(" 0.30517523 ") && !table.contains("0.305175226"), table)
+        XCTAssertTrue(table.contains("<0.00000001"), table)
+        XCTAssertTrue(s.ok(["holdings", "--json"]).out.contains(#""totalAmount": "0.30517522607507903""#))
+        XCTAssertTrue(s.ok(["list"]).out.contains("0.30517523"))
+    }
 }

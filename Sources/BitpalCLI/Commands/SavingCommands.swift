@@ -41,7 +41,7 @@ enum SavingText {
     static func describe(_ r: SavingRecorded, context: Context) -> String {
         let t = r.buy
         let currency = t.currency ?? "USD"
-        return "\(ISODate.dayText(r.day)) \(TextEscaping.escaped(r.plan)): bought \(Human.quantity(t.amountValue.decimal)) "
+        return "\(ISODate.dayText(r.day)) \(TextEscaping.escaped(r.plan)): bought \(Human.exactQuantity(t.amountValue.decimal)) "
             + "\(context.assetLabel(t.assetId).symbol.uppercased()) for \(money(t.totalValue ?? .zero, currency)) at \(money(t.priceValue ?? .zero, currency))"
             + ((t.feeValue?.units ?? 0) > 0 ? " + fee \(money(t.feeValue ?? .zero, currency))" : "")
             + (r.deposit != nil ? " (deposited \(money(r.deposit?.amountValue ?? .zero, currency)))" : "")

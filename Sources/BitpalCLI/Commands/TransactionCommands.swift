@@ -44,17 +44,17 @@ enum TransactionOptions {
                 s = "cash transfer \(Human.money(t.amountValue.decimal)) \(t.currency ?? "") from '\(TextEscaping.escaped(t.portfolio))' "
                     + "to '\(TextEscaping.escaped(other.portfolio))'"
             } else if t.type == .sell {
-                s = "swap \(Human.quantity(t.amountValue.decimal)) \(symbol(t.assetId)) → \(Human.quantity(other.amountValue.decimal)) \(symbol(other.assetId))"
+                s = "swap \(Human.exactQuantity(t.amountValue.decimal)) \(symbol(t.assetId)) → \(Human.exactQuantity(other.amountValue.decimal)) \(symbol(other.assetId))"
                 s += ", value \(Human.money(t.gross))"
                 if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
             } else {
-                s = "move \(Human.quantity(t.amountValue.decimal)) \(label(t.assetId)) from '\(TextEscaping.escaped(t.portfolio))' to '\(TextEscaping.escaped(other.portfolio))'"
+                s = "move \(Human.exactQuantity(t.amountValue.decimal)) \(label(t.assetId)) from '\(TextEscaping.escaped(t.portfolio))' to '\(TextEscaping.escaped(other.portfolio))'"
             }
             s += ", on \(Human.whenLabelled(t.date, in: zone))"
             if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
             return s
         }
-        let amount = Human.quantity(t.amount)
+        let amount = Human.exactQuantity(t.amount)
         // By what the kind's row says it holds (KindRule), not by the kind's name.
         let rule = t.rule
         if rule.asset == .none {  // money alone: a deposit, a withdrawal, an expense
@@ -69,7 +69,7 @@ enum TransactionOptions {
             s = "\(t.type.rawValue) \(t.negative ? "" : "+")\(amount) \(label(t.assetId))"
         } else if rule.price == .none {  // units alone: a transfer-out, a fee in units
             s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
-            if t.fee > 0 { s += ", fee \(Human.quantity(t.fee)) \(symbol(t.assetId))" }
+            if t.fee > 0 { s += ", fee \(Human.exactQuantity(t.fee)) \(symbol(t.assetId))" }
         } else {  // units at a price: buy, sell, transfer-in, reward, spend
             s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
             if let p = t.priceValue { s += " at \(Human.price(p.decimal))" }

@@ -77,7 +77,19 @@ enum Human {
         return dollars(s)
     }
 
-    static func quantity(_ v: Decimal) -> String { DecimalFormatting.grouped(DecimalFormatting.exact(v)) }
+    /// The most decimals a table shows of a quantity (JSON and export stay exact).
+    static let quantityDecimals = 8
+
+    /// A quantity for a table: at most 8 decimals, half-up, trailing zeros dropped (`0.30517523` for
+    /// 0.30517522607507903); a holding smaller than that shows as `<0.00000001`, never as 0.
+    /// A quantity exactly as stored, for what confirms a write (`Added buy 0.000833333333333333 BTC`).
+    static func exactQuantity(_ v: Decimal) -> String { DecimalFormatting.grouped(DecimalFormatting.exact(v)) }
+
+    static func quantity(_ v: Decimal) -> String {
+        let shown = DecimalFormatting.rounded(v, scale: quantityDecimals)
+        if shown.isZero && !v.isZero { return (v < 0 ? "-" : "") + "<0." + String(repeating: "0", count: quantityDecimals - 1) + "1" }
+        return DecimalFormatting.grouped(DecimalFormatting.exact(shown))
+    }
 
     static func percent(_ v: Decimal?) -> String {
         guard let v else { return "—" }
