@@ -380,7 +380,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.code, .failure)
         XCTAssertEqual(r.err, """
         error: line 3: Amount 'x' is not a plain decimal number (use digits and an optional '.', e.g. 0.25)
-        error: line 4: You only own 2 bitcoin. Cannot sell 9.
+        error: line 4: You only own 2 BTC (Bitcoin) on 2024-01-03. Cannot sell 9.
         error: 2 problems found; nothing was imported
 
         """)

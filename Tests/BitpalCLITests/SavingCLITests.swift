@@ -104,7 +104,7 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(lines.count, 2, r.out)
         XCTAssertTrue(lines[0].hasPrefix("Recorded 2024-04-30 etf: bought 5 VWCE for $500.00 at $100.00 ["), r.out)
         XCTAssertTrue(lines[1].hasPrefix("Recorded 2024-05-15 btc: bought 0.000833333333333333 BTC for $50.00 at $60,000.00 ["), r.out)
-        XCTAssertEqual(r.err, "warning: saving plan 'etf' waits at 2024-05-30 (no-price): no price of VWCE in USD on 2024-05-30 or the 7 days before\n")
+        XCTAssertEqual(r.err, "warning: saving plan 'etf' waits at 2024-05-30 (no-price): no price of VWCE (FTSE All-World) in USD on 2024-05-30 or the 7 days before\n")
         let due = try json(s.ok(["saving", "due", "--json"]))
         XCTAssertEqual(due["due"] as? [[String: String]], [["plan": "etf", "date": "2024-05-30", "assetId": "VWCE", "amount": "500", "reason": "no-price"]])
         r = s.run(["saving", "run", "--json"])
@@ -355,7 +355,7 @@ final class SavingCLITests: FakeServiceTestCase {
         XCTAssertEqual(r.code, .service, r.description)
         XCTAssertEqual(r.out, "")
         XCTAssertTrue(r.err.hasPrefix("warning: fetching prices failed:"), r.err)
-        XCTAssertTrue(r.err.contains("waits at 2024-06-01 (no-price): fetching the price of bitcoin in USD failed"), r.err)
+        XCTAssertTrue(r.err.contains("waits at 2024-06-01 (no-price): fetching the price of BTC (Bitcoin) in USD failed"), r.err)
         XCTAssertEqual(try PortfolioStore(directory: s.dir).load().transactions.count, 0)
     }
 
@@ -365,7 +365,7 @@ final class SavingCLITests: FakeServiceTestCase {
         var r = s.ok(["saving", "add", "d", "--asset", "btc", "--amount", "10", "--every", "day", "--start", "2020-01-01"])
         XCTAssertTrue(r.err.hasPrefix("warning: the price service's history reaches 365 days back: dates before 2023-06-03 need prices set by hand"), r.err)
         r = s.run(["saving", "run"])
-        XCTAssertTrue(r.err.contains("waits at 2020-01-01 (no-price): no price of bitcoin in USD on 2020-01-01 or the 7 days before (the price service's history"), r.err)
+        XCTAssertTrue(r.err.contains("waits at 2020-01-01 (no-price): no price of BTC (Bitcoin) in USD on 2020-01-01 or the 7 days before (the price service's history"), r.err)
         s.ok(["saving", "edit", "d", "--next", "2024-05-31"])
         XCTAssertEqual(try plans(s).first?["nextDueDate"] as? String, "2024-05-31")
         s.ok(["price", "set", "btc", "60000", "--date", "2024-05-30"])

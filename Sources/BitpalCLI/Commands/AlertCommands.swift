@@ -90,7 +90,7 @@ struct AlertListCommand: Command {
             return .success
         }
         var table = Table([("ID", .right), ("ASSET", .left), ("CONDITION", .left), ("THRESHOLD", .right), ("REPEAT", .left), ("STATE", .left),
-                           ("LAST CHECKED", .left)])
+                           ("LAST CHECKED (\(Human.zoneLabel(context.timeZone)))", .left)])
         for a in book.alerts {
             table.add([String(a.id), context.assetLabel(a.assetId).symbol.uppercased(), a.condition.rawValue, AlertText.threshold(a),
                        a.repeats ? "yes" : "no", a.state.rawValue, a.lastChecked.map { Human.when($0, in: context.timeZone) } ?? "never"])

@@ -307,7 +307,7 @@ struct CashHistoryCommand: Command {
             return .success
         }
         let zone = context.timeZone
-        var table = Table((all ? [("PORTFOLIO", .left)] : []) + [("DATE", .left), ("TYPE", .left), ("AMOUNT", .right), ("BALANCE", .right),
+        var table = Table((all ? [("PORTFOLIO", .left)] : []) + [("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("AMOUNT", .right), ("BALANCE", .right),
                                                                   ("CURRENCY", .left), ("ID", .left)])
         for m in rows {
             Human.symbol = Human.symbol(of: m.currency)

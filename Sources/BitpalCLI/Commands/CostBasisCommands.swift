@@ -181,7 +181,7 @@ struct GainsCommand: Command {
         }
         let style = context.style
         var table = Table((all ? [("PORTFOLIO", .left)] : []) + [
-            ("DATE", .left), ("ID", .left), ("ASSET", .left), ("KIND", .left), ("QUANTITY", .right), ("PROCEEDS", .right),
+            ("DATE (\(Human.zoneLabel(context.timeZone)))", .left), ("ID", .left), ("ASSET", .left), ("KIND", .left), ("QUANTITY", .right), ("PROCEEDS", .right),
             ("BASIS", .right), ("GAIN", .right), ("TERM", .left)])
         for r in report.rows {
             table.add((all ? [.init(TextEscaping.escaped(r.disposal.portfolio))] : []) + [

@@ -113,7 +113,7 @@ struct ImportCommand: Command {
             outcome = try session.store.update(now: now, names: context.names) { book in
                 book.moreRates = session.cachedRates  // a row in another currency finds fetched and imported rates too
                 let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now,
-                                                          allowDuplicates: allowDuplicates, timeZone: zone, resolveAsset: resolve)
+                                                          allowDuplicates: allowDuplicates, timeZone: zone, names: context.names, resolveAsset: resolve)
                 return (!dryRun && outcome.changesStore, outcome)
             }
         } catch {

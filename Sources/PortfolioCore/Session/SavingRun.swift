@@ -77,6 +77,8 @@ public struct SavingPrices {
     let timeZone: TimeZone
     /// Coins (with their currency) whose fetch failed in this run, and why.
     var failed: [String: Error] = [:]
+    /// How the reasons a date waits name the asset (`BTC (Bitcoin)`).
+    var names: MessageNames = .plain
 
     /// - Parameters:
     ///   - prices: every quote (manual and cached), with history.
@@ -134,17 +136,18 @@ public struct SavingPrices {
     /// The price of one due date of `plan`, or why it waits (`nil` price).
     func price(for plan: SavingPlan, currency: String, day: Int64, today: Int64) -> (price: Fixed18?, detail: String, serviceFailed: Bool) {
         let asset = plan.assetId
+        let named = names.coin(asset)
         if let error = failed[Self.key(asset, currency)], day == today || !hasQuote(on: day, of: asset, currency: currency) {
             // Never a stale price for a date whose fetch failed.
-            return (nil, "fetching the price of \(asset) in \(currency) failed: \(error)", !(error is UnknownCoinFailure))
+            return (nil, "fetching the price of \(named) in \(currency) failed: \(error)", !(error is UnknownCoinFailure))
         }
         guard let q = quote(of: asset, currency: currency, day: day) else {
             let beyond = !Asset.isRegisteredID(asset) && day < today - Self.historyDays + 1
-            return (nil, "no price of \(asset) in \(currency) on \(ISODate.dayText(day)) or the \(Self.maxAgeDays) days before"
+            return (nil, "no price of \(named) in \(currency) on \(ISODate.dayText(day)) or the \(Self.maxAgeDays) days before"
                     + (beyond ? " (the price service's history reaches \(Self.historyDays) days back; set one with 'bitpal price set' or move the plan on with 'bitpal saving edit \(plan.name) --next DATE')" : ""),
                     false)
         }
-        guard let price = Self.fixed(q.price) else { return (nil, "the price of \(asset) on \(ISODate.dayText(day)) is not usable (\(q.price))", false) }
+        guard let price = Self.fixed(q.price) else { return (nil, "the price of \(named) on \(ISODate.dayText(day)) is not usable (\(q.price))", false) }
         return (price, "", false)
     }
 }
@@ -235,6 +238,7 @@ extension Session {
             failed = fetchSavingPrices(before, today: today, prices: savingPrices(before, timeZone: timeZone))
         }
         var prices = savingPrices(before, timeZone: timeZone)
+        prices.names = names
         prices.failed = failed
         let firstFailure = failed.sorted { $0.key < $1.key }.first?.value
         return try store.update(now: now, names: names) { book in
@@ -345,7 +349,8 @@ extension Session {
     public func waitingSavingDates(timeZone: TimeZone, names: MessageNames) throws -> [SavingWaiting] {
         let today = ISODate.dayNumber(of: now, in: timeZone)
         var book = try loadBook()
-        let prices = savingPrices(book, timeZone: timeZone)
+        var prices = savingPrices(book, timeZone: timeZone)
+        prices.names = names
         var waiting: [SavingWaiting] = []
         for plan in book.savingPlans where plan.active && plan.method == .manual {
             for day in plan.openDays(through: today) {
