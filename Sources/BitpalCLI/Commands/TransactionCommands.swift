@@ -38,10 +38,11 @@ enum TransactionOptions {
         var s: String
         if legs.count == 2, let other = legs.last {
             if t.type == .withdrawal && t.portfolio == other.portfolio {
-                s = "cash exchange " + Human.showing(t.currency) { Human.money(t.amountValue.decimal) } + " \(t.currency ?? "") → "
-                    + Human.showing(other.currency) { Human.money(other.amountValue.decimal) } + " \(other.currency ?? "")"
+                // Money names its currency by its symbol (or code) once: `€1,010.16`, `CHF 50.00`.
+                s = "cash exchange " + Human.showing(t.currency) { Human.money(t.amountValue.decimal) } + " → "
+                    + Human.showing(other.currency) { Human.money(other.amountValue.decimal) }
             } else if t.type == .withdrawal {
-                s = "cash transfer \(Human.money(t.amountValue.decimal)) \(t.currency ?? "") from '\(TextEscaping.escaped(t.portfolio))' "
+                s = "cash transfer \(Human.money(t.amountValue.decimal)) from '\(TextEscaping.escaped(t.portfolio))' "
                     + "to '\(TextEscaping.escaped(other.portfolio))'"
             } else if t.type == .sell {
                 s = "swap \(Human.exactQuantity(t.amountValue.decimal)) \(symbol(t.assetId)) → \(Human.exactQuantity(other.amountValue.decimal)) \(symbol(other.assetId))"
@@ -58,7 +59,7 @@ enum TransactionOptions {
         // By what the kind's row says it holds (KindRule), not by the kind's name.
         let rule = t.rule
         if rule.asset == .none {  // money alone: a deposit, a withdrawal, an expense
-            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.currency.map { " \($0)" } ?? "")
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))"
         } else if rule.amountIsMoney {  // a payment: dividend, interest
             s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.assetId.isEmpty ? " on cash" : " from \(label(t.assetId))")
             if t.fee > 0 { s += ", tax withheld \(Human.money(t.fee))" }
