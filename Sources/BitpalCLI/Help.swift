@@ -34,7 +34,7 @@ enum Help {
         var s = "Usage: \(spec.usage)\n\n\(spec.summary).\n"
         if !spec.details.isEmpty { s += "\n" + spec.details + "\n" }
         if !spec.options.isEmpty { s += "\nOptions:\n" + optionLines(spec.options) }
-        s += "\nGlobal options: --data-dir DIR, --json, --offline, --color auto|always|never, --no-color, -h/--help\n"
+        s += "\nGlobal options: -p/--portfolio NAME, --data-dir DIR, --json, --offline, --color auto|always|never, --no-color, -h/--help\n"
         if !spec.examples.isEmpty {
             s += "\nExamples:\n" + spec.examples.map { "  \($0)\n" }.joined()
         }

@@ -205,7 +205,7 @@ struct GainsCommand: Command {
         if report.rows.contains(where: { $0.disposal.method == .average }) {
             context.out("Rows of an average-cost portfolio take from its pool, which has no dates: no short/long split.\n")
         }
-        context.noteConversion(reports)
+        context.noteConversion(reports, shown: Set(report.rows.map(\.disposal.portfolio)))
         return .success
     }
 }

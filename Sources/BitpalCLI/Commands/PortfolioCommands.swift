@@ -14,9 +14,21 @@ enum PortfolioOptions {
             ("name", .string(p.name)), ("baseCurrency", .string(p.baseCurrency)), ("description", .optional(p.description)),
             ("active", .bool(p.active)), ("trackCash", .bool(p.trackCash)), ("costBasisMethod", .string(p.costBasisMethod.rawValue)),
             ("default", .bool(p.name == book.defaultPortfolio)),
-            ("transactionCount", .number(String(book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }))),
+            ("transactionCount", .number(String(lineCount(book, portfolio: p.name)))),
             ("totalValue", ReportJSON.money(value)),
         ])
+    }
+
+    /// The transactions of `portfolio` as `list` shows them: the two legs of a swap or a cash exchange
+    /// (both in the portfolio) are one line; a move's or a cash transfer's leg is one line in each portfolio.
+    static func lineCount(_ book: Book, portfolio: String) -> Int {
+        var count = 0
+        var links = Set<UUID>()
+        for t in book.transactions where t.portfolio == portfolio {
+            if let link = t.linkedId, !links.insert(link).inserted { continue }
+            count += 1
+        }
+        return count
     }
 
     static let method = OptionSpec("--method", "METHOD", "cost basis: average (default), fifo, lifo or hifo",
@@ -89,7 +101,7 @@ struct PortfolioListCommand: Command {
         var table = Table([("", .left), ("NAME", .left), ("CURRENCY", .left), ("METHOD", .left), ("CASH", .left), ("STATUS", .left),
                            ("TRANSACTIONS", .right), ("VALUE", .right), ("DESCRIPTION", .left)])
         for p in shown {
-            let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
+            let count = PortfolioOptions.lineCount(book, portfolio: p.name)
             table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, p.costBasisMethod.rawValue, p.trackCash ? "yes" : "no",
                        p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map { v in Human.showing(p.baseCurrency) { Human.money(v) } } ?? "—",
                        TextEscaping.escaped(p.description ?? "")])
@@ -290,7 +302,7 @@ struct PortfolioRemoveCommand: Command {
             guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
             if book.portfolios.count == 1 { throw PortfolioError.lastPortfolio(p.name) }
             if book.defaultPortfolio == p.name { throw PortfolioError.defaultPortfolioRemoval(p.name) }
-            let count = book.transactions.reduce(0) { $0 + ($1.portfolio == p.name ? 1 : 0) }
+            let count = PortfolioOptions.lineCount(book, portfolio: p.name)
             if count > 0 { throw PortfolioError.portfolioInUse(name: p.name, count: count) }
             if let plan = book.savingPlans.first(where: { $0.portfolio == p.name }) {
                 throw CommandFailure("Saving plan '\(TextEscaping.escaped(plan.name))' buys into '\(TextEscaping.escaped(p.name))'; remove it first ('bitpal saving remove')")

@@ -34,8 +34,9 @@ extension Context {
     }
 
     /// Says that some figures are converted from another base (a view at today's rates).
-    func noteConversion(_ reports: Reports) {
-        let converted = reports.convertedPortfolios
+    /// With `shown`, only the portfolios that have rows in the report (a portfolio with none converted nothing).
+    func noteConversion(_ reports: Reports, shown: Set<String>? = nil) {
+        let converted = reports.convertedPortfolios.filter { shown?.contains($0) ?? true }
         guard !converted.isEmpty else { return }
         let names = converted.map { "'\(TextEscaping.escaped($0))' (\(reports.portfolioBases[$0] ?? "?"))" }.joined(separator: ", ")
         out("Figures of \(names) are converted to \(reports.baseCurrency) at today's rates.\n")
@@ -108,7 +109,9 @@ struct HoldingsCommand: Command {
             return .success
         }
         if report.holdings.isEmpty && report.cash.isEmpty {
-            context.out("You hold nothing yet. Record a buy with: bitpal add buy bitcoin 0.5 42000\n")
+            // A book whose positions all closed holds nothing now; only an empty one has nothing yet.
+            context.out(reports.closed().isEmpty ? "You hold nothing yet. Record a buy with: bitpal add buy bitcoin 0.5 42000\n"
+                        : "Nothing is held now: every position is closed (see 'bitpal closed').\n")
             return .success
         }
         if lots {
@@ -205,7 +208,7 @@ struct ClosedCommand: Command {
             ])
         }
         context.out(table.render(style: style))
-        context.noteConversion(reports)
+        context.noteConversion(reports, shown: Set(lines.map(\.position.portfolio)))
         return .success
     }
 }
