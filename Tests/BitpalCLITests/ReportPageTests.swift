@@ -82,11 +82,51 @@ final class ReportPageTests: XCTestCase {
         s.ok(["add", "buy", "btc", "1", "50000", "--date", "2024-07-01"])
         let html = try page(s)
         XCTAssertTrue(html.contains("<tr><td>2024</td><td class=\"num wide\">$0.00</td><td class=\"num wide\">$120,000.00</td>"
-                                    + "<td class=\"num pos wide\">+$90,000.00</td><td class=\"num pos wide\">+$30,000.00</td>"
+                                    + "<td class=\"num wide\">+$90,000.00</td><td class=\"num pos wide\">+$30,000.00</td>"
                                     + "<td class=\"num pos\">+42.11%</td><td class=\"num pos\">+47.69%</td></tr>"), html)
         XCTAssertTrue(html.contains("<svg viewBox=\"0 0 720 280\""))
         XCTAssertTrue(html.contains("<path class=\"total\" d=\"M"))
         XCTAssertTrue(html.contains("<path class=\"invested\" d=\"M"))
         XCTAssertTrue(s.ok(["performance", "--period", "2024"]).out.contains("+42.11%"))
+    }
+}
+
+/// The page says what the CLI says, and its cards add up.
+final class ReportPageWordsTests: XCTestCase {
+    func page(_ s: Sandbox, _ args: [String] = []) throws -> String {
+        let path = s.dir + "/page.html"
+        s.ok(["report", "--html", path] + args)
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// A EUR page with foreign cash shows the FX effect, so the cards add up to the total P&L; flows and
+    /// drift are not coloured as gains; a cash row and the "with cash" row keep their labels on a phone.
+    func testCardsAddUpAndOnlyGainsAreColoured() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
+        s.ok(["-p", "eu", "cash", "deposit", "1000", "--date", "2024-01-01"])
+        s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-01-01"])
+        s.ok(["-p", "eu", "cash", "exchange", "500", "EUR", "USD", "--rate", "1.1", "--date", "2024-01-02"])
+        s.ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-05-01"])
+        s.ok(["-p", "eu", "target", "set", "cash=100"])
+        let html = try page(s, ["-p", "eu"])
+        XCTAssertTrue(html.contains("<span>FX effect</span><b class=\"neg\">-€41.67</b>"), html)
+        XCTAssertTrue(html.contains("<span>Total P&amp;L</span><b class=\"neg\">-€41.67</b>"), html)
+        XCTAssertTrue(html.contains("<td>With cash</td>"), html)
+        XCTAssertTrue(html.contains("<td>USD cash</td>"), html)
+        XCTAssertFalse(html.contains("pts</td>") && html.contains("class=\"num pos\">+"), "drift is no gain")
+    }
+
+    /// Every warning of the CLI about what the totals leave out is on the page.
+    func testWarningsOfTheCLIAreOnThePage() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "GOLD", "--name", "Gold", "--type", "commodity", "--currency", "EUR"])
+        s.ok(["add", "buy", "GOLD", "1", "2000", "--date", "2024-01-01", "--fx-rate", "1.1"])
+        s.ok(["price", "set", "GOLD", "2100", "--currency", "EUR", "--date", "2024-05-01"])
+        let cli = s.run(["holdings"])
+        XCTAssertTrue(cli.err.contains("no EUR→USD rate is known"), cli.err)
+        let html = try page(s)
+        XCTAssertTrue(html.contains("No EUR→USD rate is known"), html)
+        XCTAssertTrue(html.contains("1 holding has no price"), html)
     }
 }

@@ -109,6 +109,10 @@ struct ReportPage {
         cards += card("Unrealized P&L", unrealized, tone: tone(unrealized))
         let realized = Human.signedMoney(s.realizedPnL)
         cards += card("Realized P&L", realized, tone: tone(realized))
+        if let fx = s.fxEffect {
+            let text = Human.signedMoney(fx)
+            cards += card("FX effect", text, "cash in other currencies", tone: tone(text))
+        }
         let income = Human.signedMoney(s.income)
         cards += card("Income", income, s.taxWithheld.isZero ? "" : "net of \(Human.money(s.taxWithheld)) tax", tone: tone(income))
         let total = nothingPriced ? "—" : Human.signedMoney(s.totalPnL)
@@ -116,32 +120,55 @@ struct ReportPage {
         return "<section><h2>Summary</h2><div class=\"cards\">\(cards)</div></section>\n"
     }
 
+    /// The holdings in two tables: what matters (asset, amount, cost, value, P&L) fits a laptop's 1100 px
+    /// without scrolling; name, type, average cost and price follow in a second table.
     private func holdingsSection(_ report: HoldingsReport) -> String {
         var rows: [[Cell]] = []
+        var details: [[Cell]] = []
         for h in report.holdings {
             let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : "") } ?? "—"
-            rows.append([Cell(h.asset.symbol.uppercased()), Cell(h.asset.name), Cell(h.asset.type.rawValue),
-                         Cell(Human.quantity(h.totalAmount), numeric: true), Cell(Human.price(h.avgCost), numeric: true),
-                         Cell(Human.money(h.totalCost), numeric: true), Cell(price, numeric: true),
-                         Cell(h.currentValue.map(Human.money) ?? "—", numeric: true), .signed(h.profitLoss.map(Human.signedMoney) ?? "—"),
-                         .signed(Human.percent(h.profitLossPercentage))])
+            rows.append([Cell(h.asset.symbol.uppercased()), Cell(Human.quantity(h.totalAmount), numeric: true),
+                         Cell(Human.money(h.totalCost), numeric: true), Cell(h.currentValue.map(Human.money) ?? "—", numeric: true),
+                         .signed(h.profitLoss.map(Human.signedMoney) ?? "—"), .signed(Human.percent(h.profitLossPercentage))])
+            details.append([Cell(h.asset.symbol.uppercased()), Cell(h.asset.name), Cell(h.asset.type.rawValue),
+                            Cell(Human.price(h.avgCost), numeric: true), Cell(price, numeric: true)])
         }
         for c in report.cash {
-            rows.append([Cell(c.currency), Cell("Cash"), Cell("cash"), Cell(Human.showing(c.currency) { Human.money(c.balance) }, numeric: true),
-                         Cell(""), Cell(""), Cell(""), Cell(c.value.map(Human.money) ?? "—", numeric: true), Cell(""), Cell("")])
+            rows.append([Cell(c.currency + " cash"), Cell(Human.showing(c.currency) { Human.money(c.balance) }, numeric: true), Cell(""),
+                         Cell(c.value.map(Human.money) ?? "no rate", numeric: true), Cell(""), Cell("")])
         }
         if rows.isEmpty { return "<section><h2>Holdings</h2><p class=\"muted\">Nothing held yet.</p></section>\n" }
-        var footer: [[Cell]] = [[Cell("Total"), Cell(report.unpricedCount > 0 ? "\(report.holdings.count - report.unpricedCount) priced" : ""),
-                                 Cell(""), Cell(""), Cell(""), Cell(Human.money(report.totalCost), numeric: true), Cell(""),
+        var footer: [[Cell]] = [[Cell(report.unpricedCount > 0 ? "Total (\(report.holdings.count - report.unpricedCount) priced)" : "Total"),
+                                 Cell(""), Cell(Human.money(report.totalCost), numeric: true),
                                  Cell(Human.money(report.holdingsValue), numeric: true), .signed(Human.signedMoney(report.unrealizedPnL)),
                                  .signed(Human.percent(report.unrealizedPnLPercentage))]]
         if let cash = report.cashBalance {
-            footer.append([Cell(""), Cell("with cash"), Cell(""), Cell(Human.money(cash), numeric: true), Cell(""), Cell(""), Cell(""),
-                           Cell(Human.money(report.totalValue), numeric: true), Cell(""), Cell("")])
+            footer.append([Cell("With cash"), Cell(""), Cell(""), Cell(Human.money(report.totalValue), numeric: true), Cell(""), Cell("")])
         }
-        let headers: [(String, Bool)] = [("Asset", false), ("Name", false), ("Type", false), ("Amount", true), ("Avg cost", true),
-                                         ("Cost basis", true), ("Price", true), ("Value", true), ("P&L", true), ("P&L %", true)]
-        return "<section><h2>Holdings</h2>" + HTMLPage.table(headers, rows, footer: footer, narrowHides: [1, 2, 3, 4, 5, 6]) + "</section>\n"
+        let headers: [(String, Bool)] = [("Asset", false), ("Amount", true), ("Cost basis", true), ("Value", true), ("P&L", true), ("P&L %", true)]
+        var s = "<section><h2>Holdings</h2>" + HTMLPage.table(headers, rows, footer: footer, narrowHides: [1, 2])
+        if !details.isEmpty {
+            s += HTMLPage.table([("Asset", false), ("Name", false), ("Type", false), ("Avg cost", true), ("Price", true)], details,
+                                caption: "Each holding's name, type, average cost and price", narrowHides: [2, 3])
+        }
+        if report.unpricedCount > 0 {
+            s += "<p class=\"muted\">\(report.unpricedCount) holding\(report.unpricedCount == 1 ? " has" : "s have") no price (cost "
+                + "\(HTMLPage.escape(Human.money(report.unpricedCost)))): left out of the totals.</p>"
+        }
+        for line in warningLines(report) { s += "<p class=\"warn\">\(HTMLPage.escape(line))</p>" }
+        return s + "</section>\n"
+    }
+
+    /// What the CLI warns about the holdings' totals, as sentences for the page.
+    private func warningLines(_ report: HoldingsReport) -> [String] {
+        var lines = report.missingRates.map { pair in
+            "No \(pair) rate is known, so what is held or priced in \(pair.prefix(3)) is left unpriced; record one with 'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'."
+        }
+        if !report.unconverted.isEmpty {
+            lines.append("Counted apart, outside the totals (their cost cannot be converted): "
+                + report.unconverted.map { "\(context.assetLabel($0.assetId).symbol.uppercased()) in '\($0.portfolio)'" }.joined(separator: ", ") + ".")
+        }
+        return lines
     }
 
     private func allocationSection(_ holdings: HoldingsReport) -> String {
@@ -151,8 +178,8 @@ struct ReportPage {
             for r in report.rows {
                 rows.append([Cell(context.targetLabel(r.target, by: report.by)), Cell(Human.money(r.value), numeric: true),
                              Cell(r.weight.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true), Cell(r.targetPercent.text + "%", numeric: true),
-                             .signed(r.drift.map { ($0 > 0 ? "+" : "") + DecimalFormatting.percent($0) + " pts" } ?? "—"),
-                             .signed(Human.signedMoney(r.driftValue))])
+                             Cell(r.drift.map { ($0 > 0 ? "+" : "") + DecimalFormatting.percent($0) + " pts" } ?? "—", numeric: true),
+                             Cell(Human.signedMoney(r.driftValue), numeric: true)])  // a distance from the target, not a gain
             }
             let bars = HTMLPage.bars(report.rows.map { (context.targetLabel($0.target, by: report.by), $0.weight, $0.targetPercent.decimal) })
             return "<section><h2>Allocation</h2><p class=\"muted\">By \(report.by.rawValue), against the target (the line on each bar).</p>" + bars
@@ -212,10 +239,18 @@ struct ReportPage {
         let rows = periods.map { label, p in
             let span = label == "All time" ? "\(label), from \(p.since)" : p.until == today ? "\(label), to \(p.until)" : label
             return [Cell(span), Cell(Human.money(p.startValue), numeric: true), Cell(Human.money(p.endValue), numeric: true),
-                    .signed(Human.signedMoney(p.netFlows)), .signed(Human.signedMoney(p.gain)),
+                    Cell(Human.signedMoney(p.netFlows), numeric: true), .signed(Human.signedMoney(p.gain)),  // money in is no gain
                     .signed(Human.rate(p.twr) + (p.twrAnnualized.map { " (\(Human.rate($0)) a year)" } ?? "")), .signed(Human.rate(p.irr))]
         }
-        return "<section><h2>Performance</h2><p class=\"muted\">TWR: the investments' own return, not fooled by money in and out "
+        var warning = ""
+        if let all = periods.first?.1, all.partialDays > 0 {
+            // The CLI's warning about partial days, with what was missing.
+            let missing = all.unpriced.prefix(5).map { $0.contains("→") ? "no \($0) rate" : context.coinLabel($0) }.joined(separator: ", ")
+                + (all.unpriced.count > 5 ? ", …" : "")
+            warning = "<p class=\"warn\">\(all.partialDays) day\(all.partialDays == 1 ? "" : "s") left out something held for want of a price or rate "
+                + "(\(HTMLPage.escape(missing))); record one with 'bitpal price set ASSET PRICE --date D' (or 'bitpal fx set').</p>"
+        }
+        return "<section><h2>Performance</h2>" + warning + "<p class=\"muted\">TWR: the investments' own return, not fooled by money in and out "
             + "(a year's rate beyond 366 days); IRR: the money-weighted rate a year (Act/365). As 'performance --period max' and '--period YYYY'.</p>"
             + HTMLPage.table([("Period", false), ("Start", true), ("End", true), ("Net flows", true), ("Gain", true), ("TWR", true), ("IRR", true)],
                              rows, narrowHides: [1, 2, 3, 4])
@@ -239,7 +274,10 @@ struct ReportPage {
         guard !report.totals.isEmpty else { return "" }
         let rows = report.totals.map { t in [Cell(String(t.year)), .signed(t.shortTerm.map(Human.signedMoney) ?? "—"),
                                              .signed(t.longTerm.map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(t.gain))] }
-        return "<section><h2>Realized gains by year</h2><p class=\"muted\">As 'gains' prints them (short term: held a year or less).</p>"
+        let pooled = report.rows.contains { $0.disposal.method == .average }
+            ? "<p class=\"muted\">Rows of an average-cost portfolio take from its pool, which has no dates: no short/long split, "
+                + "so short and long term need not add up to the total.</p>" : ""
+        return "<section><h2>Realized gains by year</h2><p class=\"muted\">As 'gains' prints them (short term: held a year or less).</p>" + pooled
             + HTMLPage.table([("Year", false), ("Short term", true), ("Long term", true), ("Total", true)], rows,
                              footer: [[Cell("Total"), .signed(report.shortTerm.map(Human.signedMoney) ?? "—"),
                                        .signed(report.longTerm.map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(report.total))]])

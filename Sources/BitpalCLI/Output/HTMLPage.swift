@@ -148,9 +148,10 @@ enum HTMLPage {
     :root{--fg:#1b1f24;--muted:#5b6470;--line:#d8dde3;--bg:#fff;--card:#f5f7f9;--pos:#17703a;--neg:#b42318;--accent:#1f5fbf;--accent2:#8a6d00}
     @media (prefers-color-scheme:dark){:root{--fg:#e6e9ed;--muted:#9aa4ae;--line:#3a424b;--bg:#15191d;--card:#1e2429;--pos:#5fcf8a;--neg:#ff8a80;--accent:#7fb0ff;--accent2:#e0c050}}
     *{box-sizing:border-box}
-    body{margin:0 auto;max-width:60rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+    body{margin:0 auto;max-width:68rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
     h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.15rem;margin:1.8rem 0 .6rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
     .muted,caption,figcaption{color:var(--muted);font-size:.85rem}
+    .warn{color:var(--accent2);font-size:.85rem}
     .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(10.5rem,1fr));gap:.6rem;margin:1rem 0}
     .card{background:var(--card);border-radius:.5rem;padding:.6rem .8rem}.card b{display:block;font-size:1.2rem;font-variant-numeric:tabular-nums}
     .card span{color:var(--muted);font-size:.8rem}
