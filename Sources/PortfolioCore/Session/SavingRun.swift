@@ -8,6 +8,8 @@ public enum SavingWaitReason: String, Sendable {
     case noPrice = "no-price"
     /// The buy would overdraw the portfolio's cash.
     case noCash = "no-cash"
+    /// An earlier due date of the same plan waits: a plan's dates are recorded in order.
+    case blocked
 }
 
 /// One due date of one plan that `saving run` recorded (or with `--dry-run`, would record).
@@ -365,7 +367,10 @@ extension Session {
         for w in run.waiting {
             guard let plan = book.savingPlans.first(named: w.plan) else { continue }
             for day in plan.openDays(through: today) {
-                waiting.append(SavingWaiting(plan: w.plan, day: day, assetId: w.assetId, amount: w.amount, reason: w.reason, detail: w.detail))
+                // Only the first date waits for its own reason; the later ones wait behind it.
+                let own = day == w.day
+                waiting.append(SavingWaiting(plan: w.plan, day: day, assetId: w.assetId, amount: w.amount, reason: own ? w.reason : .blocked,
+                                             detail: own ? w.detail : "waits behind \(ISODate.dayText(w.day))"))
             }
         }
         return waiting.sorted { ($0.day, $0.plan.lowercased()) < ($1.day, $1.plan.lowercased()) }
