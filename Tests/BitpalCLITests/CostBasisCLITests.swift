@@ -167,10 +167,13 @@ final class CostBasisCLITests: XCTestCase {
         s.ok(["move", "btc", "1.5", "--to", "eu", "--date", "2024-03-01"])
         s.ok(["-p", "eu", "add", "sell", "btc", "0.5", "60000", "--date", "2024-04-01"])
         let ids = try ids(s)
-        let moveIn = try XCTUnwrap(ids.first { id in
-            (try? json(s, ["explain", id]))?["type"] as? String == "transfer-in"
-        })
-        let e = try json(s, ["explain", moveIn])
+        // A linked record is explained leg by leg, the one named first.
+        func explained(_ id: String) throws -> [String: Any] {
+            let any = try JSONSerialization.jsonObject(with: Data(s.ok(["--json", "explain", id]).out.utf8))
+            return try XCTUnwrap((any as? [[String: Any]])?.first ?? any as? [String: Any])
+        }
+        let moveIn = try XCTUnwrap(ids.first { id in (try? explained(id))?["type"] as? String == "transfer-in" })
+        let e = try explained(moveIn)
         let lots = try XCTUnwrap(e["lots"] as? [[String: Any]])
         XCTAssertEqual(lots.map { $0["transactionId"] as? String }, [ids[0], ids[1]], "the lots of their first acquisitions")
         XCTAssertEqual(lots.map { $0["acquiredDate"] as? String }, ["2024-01-01", "2024-02-01"])

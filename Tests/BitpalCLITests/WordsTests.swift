@@ -47,4 +47,16 @@ final class WordsTests: XCTestCase {
         XCTAssertTrue(s.ok(["help", "holdings"]).out.contains("-p/--portfolio NAME"))
         XCTAssertTrue(s.ok(["cash", "deposit", "5"]).out.hasPrefix("Added deposit $5.00,"))
     }
+
+    func testExplainOfASwapShowsBothLegs() throws {
+        let s = Sandbox()
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "swap", "btc", "0.5", "eth", "2", "--value", "60", "--date", "2024-02-01"])
+        let sell = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .sell }).id.uuidString.lowercased()
+        let out = s.ok(["explain", sell]).out
+        XCTAssertTrue(out.hasPrefix("sell 0.5 BTC (Bitcoin)") && out.contains("\n\nbuy 2 ETH (Ethereum)"), out)
+        XCTAssertTrue(out.contains("gain         $60.00 − $50.00 = +$10.00"), out)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["explain", sell, "--json"]).out.utf8)) as? [Any])
+        XCTAssertEqual(json.count, 2)
+    }
 }

@@ -301,20 +301,27 @@ struct ExplainCommand: Command {
         let session = try context.session()
         let book = try session.loadBook()
         let store = session.store
-        let index = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
-        let tx = book.transactions[index]
-        let (found, remaining) = session.explain(book, index: index, names: context.names)
-        guard let e = found else {
-            throw CommandFailure("Transaction \(Human.shortID(tx.id)) breaks a rule of the store and is left out of every report; run 'bitpal check'")
+        let named = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
+        // A linked record (a swap, a move, a cash transfer or exchange) is explained leg by leg, the one named first.
+        let legs = book.legs(of: named)
+        var texts: [(text: ExplainText, currency: String)] = []
+        for index in [named] + legs.filter({ $0 != named }) {
+            let tx = book.transactions[index]
+            let (found, remaining) = session.explain(book, index: index, names: context.names)
+            guard let e = found else {
+                throw CommandFailure("Transaction \(Human.shortID(tx.id)) breaks a rule of the store and is left out of every report; run 'bitpal check'")
+            }
+            let currency = book.portfolio(named: tx.portfolio)?.baseCurrency ?? "USD"
+            texts.append((ExplainText(e: e, remaining: remaining, zone: context.timeZone, symbol: context.assetLabel(tx.assetId).symbol.uppercased(),
+                                      multiplePortfolios: book.portfolios.count > 1), currency))
         }
-        let currency = book.portfolio(named: tx.portfolio)?.baseCurrency ?? "USD"
-        Human.symbol = Human.symbol(of: currency)
-        let text = ExplainText(e: e, remaining: remaining, zone: context.timeZone, symbol: context.assetLabel(tx.assetId).symbol.uppercased(),
-                               multiplePortfolios: book.portfolios.count > 1)
         if context.json {
-            context.printJSON(text.json(currency: currency))
+            // One object for one record, as before; an array of the legs for a link.
+            let objects = texts.map { t in Human.showing(t.currency) { t.text.json(currency: t.currency) } }
+            context.printJSON(objects.count == 1 ? objects[0] : .array(objects))
         } else {
-            context.out(text.lines(context: context).joined(separator: "\n") + "\n")
+            context.out(texts.map { t in Human.showing(t.currency) { t.text.lines(context: context).joined(separator: "\n") } }
+                .joined(separator: "\n\n") + "\n")
         }
         return .success
     }
