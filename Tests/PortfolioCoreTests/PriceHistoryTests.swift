@@ -124,7 +124,8 @@ import Testing
         let both = try cache.merge([early, late, noon], now: now, timeZone: utc)
         // `early` is 2024-01-14, a day of its own; `late` replaces 42000 as 2024-01-15's last; `noon` is not kept.
         #expect(both.added == 2 && both.notKept == 1)
-        #expect(try cache.load().map(\.price) == [dec("43000.5"), dec("1"), dec("2")])
+        // The cache keeps each coin's quotes in time order (01-14 23:59, 01-15 18:00, 01-16).
+        #expect(try cache.load().map(\.price) == [dec("1"), dec("2"), dec("43000.5")])
     }
 
     @Test func versionOneUntilImportedQuotesAndTheLatestAreReadFromAPrefix() throws {

@@ -61,9 +61,19 @@ struct CheckCommand: Command {
         }
         reports.append(portfolioReport)
         let cache = session.priceCache
-        reports.append(Self.readable(cache.path) {
-            FileManager.default.fileExists(atPath: cache.path) ? "\(try cache.load().count) quotes" : nil
-        })
+        // Read a piece at a time: a cache of decades of daily prices is hundreds of megabytes.
+        var outOfOrder: Int?
+        var cacheReport = Self.readable(cache.path) {
+            guard let verified = try cache.verify() else { return nil }
+            outOfOrder = verified.outOfOrderLine
+            return "\(verified.quotes) quotes"
+        }
+        if let line = outOfOrder {
+            cacheReport.problems.append((line, "order", "line \(line): a quote out of the order the file declares (by asset, currency and "
+                + "time), so reports of value over time may miss quotes; the next 'price import', 'price refresh' or 'fx refresh' "
+                + "writes the file in order again"))
+        }
+        reports.append(cacheReport)
         let coins = session.catalogCache
         reports.append(Self.readable(coins.path) { try coins.load().map { "\($0.coins.count) coins" } })
 

@@ -146,7 +146,7 @@ struct FXHistoryCommand: Command {
         let session = try context.session()
         let book = try session.loadBook()
         // Typed, fetched and imported rates together.
-        let rates = session.fxTable(book, prices: session.priceBook(book, history: true)).history(from, to)
+        let rates = session.fxTable(book, prices: session.priceBook(book, scope: .rates)).history(from, to)
         if context.json {
             context.printJSON(.array(rates.map(FXOptions.json)))
         } else if rates.isEmpty {

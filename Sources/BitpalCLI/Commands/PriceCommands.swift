@@ -103,7 +103,7 @@ struct PriceHistoryCommand: Command {
         let session = try context.session()
         let portfolio = try session.loadBook()
         let coin = try session.resolveAsset(self.coin, in: portfolio)
-        let quotes = session.priceBook(portfolio, history: true).history(coin.id)
+        let quotes = session.priceBook(portfolio, scope: PriceHistoryScope(assets: [coin.id], rates: false)).history(coin.id)
         if quotes.isEmpty && !context.json {
             context.out("No prices recorded for \(context.coinLabel(coin.id)) yet.\n")
             return .success

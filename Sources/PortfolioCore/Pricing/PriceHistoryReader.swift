@@ -17,6 +17,84 @@ extension PriceCache {
     }
 }
 
+/// The part of the price history a report needs: some assets' quotes (all of them, or from an
+/// instant on), the rates' too or not.
+public struct PriceHistoryScope: Sendable, Equatable {
+    /// Coin ids and registered codes whose quotes are read; `nil`: every asset's (and every rate's).
+    public var assets: Set<String>?
+    /// The rates' (`fx:FROM/TO` quotes) too.
+    public var rates: Bool
+    /// Only quotes from this instant on, and of each coin in each currency the newest before it
+    /// (every quote at that time): what a price "in force" at any instant from `since` on needs.
+    /// `nil`: every quote.
+    public var since: Date?
+
+    public init(assets: Set<String>?, rates: Bool = true, since: Date? = nil) {
+        self.assets = assets
+        self.rates = rates
+        self.since = since
+    }
+
+    /// Every quote of every asset and rate.
+    public static let everything = PriceHistoryScope(assets: nil)
+    /// Every rate's quotes, no asset's.
+    public static let rates = PriceHistoryScope(assets: [], rates: true)
+
+    /// Whether the quotes of `coinId` are read.
+    public func includes(_ coinId: String) -> Bool {
+        guard let assets else { return true }
+        return assets.contains(coinId) || (rates && coinId.hasPrefix("fx:"))
+    }
+
+    /// What `PriceCache.loadHistory(_:)` gives of a cache holding `quotes`: the quotes of the
+    /// series in scope from `since` on (with the newest before it), and the newest quote of every
+    /// other series (of two at one time, the later one), in their order.
+    public func filter(_ quotes: [Quote]) -> [Quote] {
+        guard assets != nil else { return quotes }
+        let since = self.since.map(ISODate.millis)
+        var newestBefore: [PriceCache.SeriesKey: Int64] = [:]
+        var newest: [PriceCache.SeriesKey: Int] = [:]
+        for (i, q) in quotes.enumerated() {
+            let key = PriceCache.SeriesKey(coinId: q.coinId, currency: q.currency)
+            let millis = ISODate.millis(q.time)
+            if includes(q.coinId) {
+                if let since, millis < since { newestBefore[key] = max(newestBefore[key] ?? .min, millis) }
+            } else if newest[key].map({ ISODate.millis(quotes[$0].time) <= millis }) ?? true {
+                newest[key] = i
+            }
+        }
+        let others = Set(newest.values)
+        return quotes.indices.filter { i in
+            let q = quotes[i]
+            guard includes(q.coinId) else { return others.contains(i) }
+            guard let since else { return true }
+            let millis = ISODate.millis(q.time)
+            return millis >= since || millis == newestBefore[PriceCache.SeriesKey(coinId: q.coinId, currency: q.currency)]
+        }.map { quotes[$0] }
+    }
+}
+
+extension PriceCache {
+    /// The quotes `scope` asks for: of the assets (and rates) in it, every quote from `scope.since`
+    /// on and the newest before it; of every other coin and currency, the newest quote (what
+    /// `latest` holds).
+    ///
+    /// A cache this build wrote is sorted by coin, currency and time (`"order": "series"`): then
+    /// each asset's quotes of the period are found by binary search and read alone, so a report
+    /// over a few coins' last years reads kilobytes of a cache of decades. Any other file — an
+    /// older layout, an unusual line, a line out of order — is read whole and filtered, to the same
+    /// quotes (`PriceHistoryScope.filter`).
+    public func loadHistory(_ scope: PriceHistoryScope) throws(StoreError) -> [Quote] {
+        guard scope.assets != nil else { return try loadHistory() }
+        if case let .file(file) = PriceCacheFile.open(path), file.ordered,
+           let latest = try? Self.decode(file.prefix, path: path, latestOnly: true, prefix: true),
+           let quotes = file.selected(scope, latest: latest) {
+            return quotes
+        }
+        return scope.filter(try loadHistory())
+    }
+}
+
 /// The fast path of `PriceCache.loadHistory`: `nil` whenever the canonical reader should decide.
 enum PriceHistoryReader {
     static func read(_ buffer: ByteBuffer) -> [Quote]? {

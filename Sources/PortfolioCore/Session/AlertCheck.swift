@@ -27,7 +27,8 @@ extension Session {
         var history: PriceBook?
         func quote(_ a: PriceAlert) -> Quote? {
             if let q = prices.latest(a.assetId, preferring: a.currency), q.currency == a.currency { return q }
-            if history == nil { history = priceBook(before, history: true) }
+            // The newest quote in each currency: of every alert's asset, the newest before now (and any later).
+            if history == nil { history = priceBook(before, scope: PriceHistoryScope(assets: Set(before.alerts.map(\.assetId)), rates: false, since: now)) }
             return history?.history(a.assetId).last { $0.currency == a.currency } ?? prices.latest(a.assetId)
         }
         return try store.update(now: now, names: names) { book in

@@ -219,7 +219,7 @@ extension Book {
 extension Session {
     /// What saving plans are priced with: every quote and every rate known over time.
     func savingPrices(_ book: Book, timeZone: TimeZone) -> SavingPrices {
-        let prices = priceBook(book, history: true)
+        let prices = priceBook(book, scope: PriceHistoryScope(assets: Set(book.savingPlans.map(\.assetId)), rates: true))
         return SavingPrices(prices: prices, rates: historyRates(book, prices: prices), timeZone: timeZone)
     }
 

@@ -145,7 +145,7 @@ public final class Session {
     public var cachedRates: @Sendable () -> [FXRate] {
         let box = cachedRatesBox
         return { [priceCache] in
-            box.value { (try? priceCache.loadHistory()).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
+            box.value { (try? priceCache.loadHistory(.rates)).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
         }
     }
 
@@ -188,7 +188,7 @@ public final class Session {
     public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames,
                         tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
         let ledger = checkedLedger(book, names: names, tune: tune)
-        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: false)
+        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: nil)
         var reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
                               asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
         reports.portfolioBases = Dictionary(book.portfolios.map { ($0.name, $0.baseCurrency) }, uniquingKeysWith: { a, _ in a })
@@ -200,8 +200,8 @@ public final class Session {
     /// held coins' quotes (in every base they are shown in, one request) and the rates are refreshed
     /// first under the reports' rule (over 60 s old, never offline, not after a recent failure).
     func prices(_ book: Book, ledger: Ledger, portfolios: Set<String>, currency: String?, refresh: Bool,
-                history: Bool) throws -> (prices: PriceBook, base: String) {
-        var prices = priceBook(book, history: history)
+                history: PriceHistoryScope?) throws -> (prices: PriceBook, base: String) {
+        var prices = priceBook(book, scope: history)
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
         let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
         if refresh {
@@ -390,8 +390,16 @@ public final class Session {
     /// An unreadable price cache holds nothing the user typed: reports go on with the manual
     /// prices and a notice (the next refresh moves the file aside and starts afresh).
     public func priceBook(_ book: Book, history: Bool = false) -> PriceBook {
+        priceBook(book, scope: history ? .everything : nil)
+    }
+
+    /// Manual and cached quotes together: the newest of each asset, or with a `scope` the history
+    /// it asks for (and the newest quote of everything else).
+    public func priceBook(_ book: Book, scope: PriceHistoryScope?) -> PriceBook {
         do {
-            return PriceBook(manual: book.manualPrices, fetched: history ? try priceCache.loadHistory() : try priceCache.loadLatest())
+            let fetched: [Quote]
+            if let scope { fetched = try priceCache.loadHistory(scope) } else { fetched = try priceCache.loadLatest() }
+            return PriceBook(manual: book.manualPrices, fetched: fetched)
         } catch {
             notify(.priceCacheUnreadable(error))
             return PriceBook(manual: book.manualPrices, fetched: [])
@@ -458,7 +466,7 @@ public final class Session {
     /// Reports refresh the rates with the prices, under the same rules: only when money in another
     /// currency than a base is in use and the newest fetched rate is over 60 s old, not offline, not
     /// after a recent failure; a failure is a notice and the last known rates are used.
-    func refreshRatesIfNeeded(_ book: Book, prices: PriceBook, history: Bool = false) -> PriceBook {
+    func refreshRatesIfNeeded(_ book: Book, prices: PriceBook, history: PriceHistoryScope? = nil) -> PriceBook {
         guard !offline else { return prices }
         let bases = Set(book.portfolios.map(\.baseCurrency))
         guard !currencies(of: book).union(bases).subtracting(bases).isEmpty || bases.count > 1 else { return prices }
@@ -468,7 +476,7 @@ public final class Session {
         if rememberedNetworkFailure() != nil { return prices }
         do {
             _ = try refreshRates(book, purpose: .automatic)
-            return priceBook(book, history: history)
+            return priceBook(book, scope: history)
         } catch {
             notify(.pricesNotRefreshed(error))
             return prices

@@ -11,7 +11,12 @@ extension Session {
     public func timeline(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, timeZone: TimeZone,
                          names: MessageNames) throws -> ValueTimeline {
         let ledger = checkedLedger(book, names: names) { $0.keepingChanges = true }
-        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: true)
+        // Only the history the timeline can ask for: its assets' quotes from its first record on
+        // (before it nothing is held), with the newest before it, and the rates.
+        let mine = ledger.changes.filter { portfolios.contains($0.transaction.portfolio) }
+        let scope = PriceHistoryScope(assets: Set(mine.map(\.transaction.assetId).filter { !$0.isEmpty }), rates: true,
+                                      since: mine.lazy.map(\.transaction.date).min())
+        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: scope)
         var chosen: [String: ValueTimeline.PortfolioInfo] = [:]
         for p in book.portfolios where portfolios.contains(p.name) {
             chosen[p.name] = ValueTimeline.PortfolioInfo(baseCurrency: p.baseCurrency, tracksCash: p.trackCash)

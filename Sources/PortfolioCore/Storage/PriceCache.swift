@@ -5,10 +5,13 @@ import Glibc
 
 /// The price cache (`prices.json`): fetched and imported quotes and their history.
 ///
-/// The file starts with the newest quote of each coin (`latest`), which is all a report
-/// needs, and then the history (`quotes`), so reports read a few kilobytes however long the
-/// history grows. Deleting it loses nothing the user typed (imported history comes back with
-/// the same import, fetched history with `price fetch-history`). It has its own lock, so a price
+/// The file starts with the newest quote of each coin (`latest`), which is all most reports
+/// need, and then the history (`quotes`), one quote a line, sorted by coin, currency and time
+/// (`"order": "series"`), so reports read a few kilobytes however long the history grows: the
+/// latest list alone, or (value over time, performance) the few coins' periods they need, found by
+/// binary search (`loadHistory(_:)`). A merge writes the file a piece at a time. Deleting it loses
+/// nothing the user typed (imported history comes back with the same import, fetched history with
+/// `price fetch-history`). It has its own lock, so a price
 /// refresh never holds the portfolio lock, and it never holds this lock during network I/O
 /// either (fetch first, then lock-merge-write).
 ///
@@ -35,7 +38,8 @@ public struct PriceCache: Sendable {
     /// 2 million: a week of 5-minute quotes of 200 coins and 25 years of their daily history.
     public static let readLimit = 256 << 20
 
-    /// Every cached quote, in the order they were added; empty when there is no cache.
+    /// Every cached quote, in the file's order (by coin, currency and time, as this build writes
+    /// it; an older build's file in the order its quotes were added); empty when there is no cache.
     public func load() throws(StoreError) -> [Quote] {
         guard let buffer = try FileSystem.readBuffer(path, limit: Self.readLimit) else { return [] }
         return try Self.decode(buffer, path: path, latestOnly: false)
@@ -82,6 +86,19 @@ public struct PriceCache: Sendable {
     ///
     /// Without `write` nothing is locked or written: the outcome is what a write would do (a dry run).
     public func merge(_ quotes: [Quote], now: Date, timeZone: TimeZone, write: Bool = true) throws(StoreError) -> Merge {
+        var packed = PackedQuotes()
+        packed.append(contentsOf: quotes)
+        return try merge(&packed, now: now, timeZone: timeZone, write: write)
+    }
+
+    /// `merge` of quotes already packed (a price import of millions of lines); `incoming` is used up.
+    ///
+    /// The cached quotes are read into the same table, sorted with the new ones by coin, currency,
+    /// time and then the order they came in (the cached ones first), so that a quote meets the
+    /// cached one of its coin, currency and time beside it, and each local day's last quote is the
+    /// last of its run: one pass decides what is replaced, what is kept and what the retention rule
+    /// drops, and the file is written in that order, piece by piece.
+    func merge(_ incoming: inout PackedQuotes, now: Date, timeZone: TimeZone, write: Bool) throws(StoreError) -> Merge {
         var lock: FileLock?
         if write {
             try FileSystem.ensureDirectory(directory)
@@ -89,36 +106,129 @@ public struct PriceCache: Sendable {
         }
         defer { lock?.unlock() }
         var outcome = Merge()
-        var existing: [Quote]
+        // The cached quotes go in before the new ones: numbered from Int32.min up, in file order.
+        var all = incoming
+        incoming = PackedQuotes()
+        all.nextSeq = Int32.min
         do {
-            existing = try loadHistory()  // the fast reader; anything unusual is read by `load()`
+            try readCached(into: &all)
         } catch {
             guard case .malformed = error.reason else { throw error }
             if write { guard rename(path, path + ".unreadable") == 0 else { throw error } }
             outcome.setAside = error
-            existing = []
+            all.removeCached()
         }
-        // The last of several incoming quotes with one key wins.
-        var incomingIndex: [QuoteKey: Int] = [:]
-        for (i, q) in quotes.enumerated() { incomingIndex[QuoteKey(q)] = i }
-        let incomingSeries = Set(quotes.map { SeriesKey(coinId: $0.coinId, currency: $0.currency) })
-        var replaced = Set<Int>()
-        var alreadyCached = Set<Int>()
-        for (i, q) in existing.enumerated() where incomingSeries.contains(SeriesKey(coinId: q.coinId, currency: q.currency)) {
-            guard let j = incomingIndex[QuoteKey(q)] else { continue }
-            if quotes[j].price == q.price && quotes[j].source == q.source { alreadyCached.insert(j) } else { replaced.insert(i) }
+        all.sort()
+        let entries = all.entries
+        let n = entries.count
+        /// 0: kept; 1: not in the cache (a replaced cached quote, a new one already cached or not the
+        /// last of its key); 2: dropped by the retention rule.
+        var state = [UInt8](repeating: 0, count: n)
+        var replaced = false
+        var i = 0
+        while i < n {
+            var j = i + 1
+            while j < n && entries[j].series == entries[i].series && entries[j].millis == entries[i].millis { j += 1 }
+            // One coin, currency and time: the last new quote wins (the cached ones sort first).
+            if entries[j - 1].seq >= 0 {
+                let winner = j - 1
+                var cached = false
+                for k in i..<winner {
+                    if entries[k].seq >= 0 {
+                        state[k] = 1
+                    } else if all.samePrice(entries[k], entries[winner]) && entries[k].source == entries[winner].source {
+                        cached = true
+                    } else {
+                        state[k] = 1
+                        replaced = true
+                    }
+                }
+                if cached {
+                    state[winner] = 1
+                    outcome.unchanged += 1
+                }
+            }
+            i = j
         }
-        var all = existing.enumerated().filter { !replaced.contains($0.offset) }.map(\.element)
-        let firstNew = all.count
-        for (i, q) in quotes.enumerated() where incomingIndex[QuoteKey(q)] == i && !alreadyCached.contains(i) { all.append(q) }
-        let keep = Self.retained(all, now: now, timeZone: timeZone)
-        for k in firstNew..<all.count { if keep[k] { outcome.added += 1 } else { outcome.notKept += 1 } }
-        outcome.unchanged = alreadyCached.count
-        if write && (outcome.added > 0 || !replaced.isEmpty || keep.contains(false) || outcome.setAside != nil) {
-            let kept = zip(all, keep).filter(\.1).map(\.0)
-            try FileSystem.writeAtomically(Self.encode(kept), to: path)
+        // Retention: a quote before the last 7 days goes when the next one of its series is also
+        // before them and on the same local day.
+        let cutoff = now.addingTimeInterval(-Self.recentSeconds)
+        var days = LocalDays(timeZone)
+        var previous = -1
+        var previousDay: Int64 = 0
+        var dropped = false
+        for k in 0..<n where state[k] != 1 {
+            let e = entries[k]
+            let old = ISODate.date(millis: e.millis) < cutoff
+            let day = old ? days.dayNumber(millis: e.millis) : 0
+            if previous >= 0, old, entries[previous].series == e.series, previousDay == day,
+               ISODate.date(millis: entries[previous].millis) < cutoff {
+                state[previous] = 2
+                dropped = true
+            }
+            previous = k
+            previousDay = day
+        }
+        for k in 0..<n where entries[k].seq >= 0 {
+            if state[k] == 0 { outcome.added += 1 } else if state[k] == 2 { outcome.notKept += 1 }
+        }
+        if write && (outcome.added > 0 || replaced || dropped || outcome.setAside != nil) {
+            try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
+                try Self.write(all, keeping: { state[$0] == 0 }, to: { piece throws(StoreError) in try sink.write(piece) })
+            }
         }
         return outcome
+    }
+
+    /// Appends every cached quote to `packed`, as `loadHistory()` reads them; nothing when there is no cache.
+    func readCached(into packed: inout PackedQuotes) throws(StoreError) {
+        switch PriceCacheFile.open(path) {
+        case .missing:
+            return
+        case let .file(file):
+            let start = packed.count
+            var series: Int32 = 0
+            let reading = file.readAll(series: { coin, currency in series = packed.series(coin: coin, currency: currency) }) { line, other in
+                if let line {
+                    packed.append(series: series, millis: line.millis, price: line.price, source: line.source)
+                } else if let other {
+                    packed.append(other)
+                }
+            }
+            if reading != nil { return }
+            packed.removeLast(packed.count - start)
+        case .other:
+            break
+        }
+        packed.append(contentsOf: try loadHistory())
+    }
+
+    /// Whether the cache's quotes are as its readers expect: how many there are, and the line of the
+    /// first one out of the order the file declares (reports that read one coin's quotes rely on it).
+    public struct Verification: Sendable, Equatable {
+        public var quotes: Int
+        public var outOfOrderLine: Int?
+    }
+
+    /// Reads the whole cache to check it, a piece at a time: the verdict of `load()`, without its
+    /// memory; `nil` when there is no cache.
+    ///
+    /// - Throws: `load()`'s error for a cache that cannot be read.
+    public func verify() throws(StoreError) -> Verification? {
+        switch PriceCacheFile.open(path) {
+        case .missing:
+            return nil
+        case let .file(file):
+            // The `latest` list as the canonical reader reads it, then every quote.
+            if (try? Self.decode(file.prefix, path: path, latestOnly: true, prefix: true)) != nil,
+               let reading = file.readAll(series: { _, _ in }, add: { _, _ in }) {
+                return Verification(quotes: reading.count, outOfOrderLine: reading.disorder)
+            }
+        case .other:
+            break
+        }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return Verification(quotes: try load().count, outOfOrderLine: nil)
     }
 
     /// One coin's prices in one currency.
@@ -174,44 +284,15 @@ public struct PriceCache: Sendable {
         var day: Int64
     }
 
+    /// The file holding `quotes` (sorted into the cache's order), all in memory.
     static func encode(_ quotes: [Quote]) -> [UInt8] {
-        var w = JSONWriter(capacity: 256 + quotes.count * 220)
-        w.beginObject()
-        w.key("format"); w.string("bitpal-prices")
-        // Version 1 while every quote is fetched, so an older bitpal still reads such a cache.
-        let version = quotes.contains { $0.source == .imported } ? formatVersion : 1
-        w.key("version"); w.number(String(version))
-        // The newest quote of each coin in each currency it is fetched in.
-        var newest: [String: Quote] = [:]
-        for q in quotes {
-            let key = q.coinId + "|" + q.currency
-            if newest[key].map({ $0.time <= q.time }) ?? true { newest[key] = q }
-        }
-        w.key("latest")
-        w.beginArray()
-        for coin in newest.keys.sorted() { if let q = newest[coin] { writeQuote(q, to: &w) } }
-        w.endArray()
-        w.key("quotes")
-        w.beginArray()
-        for q in quotes { writeQuote(q, to: &w) }
-        w.endArray()
-        w.endObject()
-        w.finish()
-        return w.bytes
-    }
-
-    static func writeQuote(_ q: Quote, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("coinId"); w.string(q.coinId)
-        w.key("price"); w.string(DecimalFormatting.exact(q.price))
-        // Unknown values are left out (readers take a missing key as null): history is mostly bare prices.
-        if let change = q.change24h { w.key("change24h"); w.string(DecimalFormatting.exact(change)) }
-        if let cap = q.marketCap { w.key("marketCap"); w.string(DecimalFormatting.exact(cap)) }
-        w.key("time"); w.string(ISODate.format(q.time))
-        if let updated = q.sourceUpdatedAt { w.key("sourceUpdatedAt"); w.string(ISODate.format(updated)) }
-        w.key("source"); w.string(q.source.rawValue)
-        if q.currency != "USD" { w.key("currency"); w.string(q.currency) }  // USD when left out
-        w.endObject()
+        var packed = PackedQuotes()
+        packed.append(contentsOf: quotes)
+        packed.sort()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + quotes.count * 110)
+        try? Self.write(packed) { piece in bytes.append(contentsOf: piece) }  // appending to memory cannot fail
+        return bytes
     }
 
     /// With `prefix`, `buffer` is the start of the file: reading stops at the end of `latest`, and
@@ -280,15 +361,19 @@ public struct PriceCache: Sendable {
             }
         }
         guard let coin, let price, let time else { throw r.error("a quote needs coinId, price and time") }
-        if coin.hasPrefix("fx:") {
-            // An exchange rate: fx:FROM/TO, two different supported currencies.
-            let pair = coin.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard pair.count == 2, CurrencyCode.parse(pair[0]) == pair[0], CurrencyCode.parse(pair[1]) == pair[1], pair[0] != pair[1] else {
-                throw r.error("'\(TextEscaping.shortened(coin))' is not a rate between two supported currencies")
-            }
+        guard isRateIDValid(coin) else {
+            throw r.error("'\(TextEscaping.shortened(coin))' is not a rate between two supported currencies")
         }
         return Quote(coinId: coin, price: price, change24h: change, marketCap: cap, time: time,
                      sourceUpdatedAt: updated, source: source, currency: currency)
+    }
+
+    /// False for an exchange rate's id (`fx:FROM/TO`) that does not name two different supported
+    /// currencies; true for every other id.
+    static func isRateIDValid(_ coin: String) -> Bool {
+        guard coin.hasPrefix("fx:") else { return true }
+        let pair = coin.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        return pair.count == 2 && CurrencyCode.parse(pair[0]) == pair[0] && CurrencyCode.parse(pair[1]) == pair[1] && pair[0] != pair[1]
     }
 
     /// A decimal string that may carry a leading `-` (24h changes can be negative).
@@ -405,8 +490,12 @@ struct LocalDays {
     init(_ zone: TimeZone) { self.zone = zone }
 
     /// Days since 1970-01-01 of the local day `date` falls on (as `ISODate.dayNumber`).
-    mutating func dayNumber(_ date: Date) -> Int64 {
-        let seconds = ISODate.millis(date) / 1000  // as ISODate.localDay reads it
+    mutating func dayNumber(_ date: Date) -> Int64 { dayNumber(millis: ISODate.millis(date)) }
+
+    /// The same for the instant `ms` milliseconds after 1970.
+    mutating func dayNumber(millis ms: Int64) -> Int64 {
+        let seconds = ms / 1000  // as ISODate.localDay reads it
+        let date = ISODate.date(millis: ms)
         let utcDay = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let offset: Int64
         if let known = offsets[utcDay] {

@@ -33,7 +33,12 @@ public enum ISODate {
     /// outside (a broken system clock) is written clamped to the nearest end, so the text
     /// written is always text `parseTimestamp` accepts.
     public static func write(_ date: Date, to out: inout [UInt8]) {
-        let totalMillis = min(max(millis(date), minMillis), maxMillis)
+        write(millis: millis(date), to: &out)
+    }
+
+    /// Appends the text of the instant `ms` milliseconds after 1970 (clamped as `write(_:to:)` does).
+    static func write(millis ms: Int64, to out: inout [UInt8]) {
+        let totalMillis = min(max(ms, minMillis), maxMillis)
         var seconds = totalMillis / 1000
         var ms = totalMillis % 1000
         if ms < 0 { ms += 1000; seconds -= 1 }
@@ -122,6 +127,12 @@ public enum ISODate {
         let b = Array(s)
         guard b.count == 10 else { return nil }
         return parseDayParts(b)
+    }
+
+    /// The same over bytes in place.
+    static func parseDay(buffer s: UnsafeBufferPointer<UInt8>) -> (Int64, Int64, Int64)? {
+        guard s.count == 10 else { return nil }
+        return parseDayParts(Bytes(s))
     }
 
     /// The first instant of `day` in `timeZone`: local midnight, or the first time that exists
