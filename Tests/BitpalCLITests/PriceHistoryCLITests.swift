@@ -91,6 +91,42 @@ final class PriceImportCLITests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: s.dir + "/prices.json"), before)
     }
 
+    /// A file of thousands of bad lines (a cron job fed the wrong file) gives a short message: the
+    /// first 20 problems in file order, then one line with how many there are.
+    func testManyBadLinesListTheFirstTwentyAndTheCount() throws {
+        let s = Sandbox()
+        s.ok(["price", "import", "-"], stdin: "P 2024-01-01 BTC 40000 USD\n")
+        let before = FileManager.default.contents(atPath: s.dir + "/prices.json")
+        // 5,000 lines: good ones and two kinds of bad ones (unreadable; an unknown commodity), mixed.
+        var text = ""
+        for i in 1...5000 {
+            switch i % 3 {
+            case 0: text += "P 2024-01-\(String(format: "%02d", i % 28 + 1)) BTC \(i) USD\n"
+            case 1: text += "P 2024-13-01 BTC \(i) USD\n"
+            default: text += "P 2024-01-15 NOTACOIN\(i) 1 USD\n"
+            }
+        }
+        let r = s.run(["price", "import", "-"], stdin: text)
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertEqual(r.out, "")
+        let lines = r.err.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 21, r.err)
+        let bad = (1...5000).filter { $0 % 3 != 0 }
+        for (line, number) in zip(lines.prefix(20), bad) { XCTAssertTrue(line.hasPrefix("error: line \(number): "), line) }
+        XCTAssertTrue(lines[0].contains("'2024-13-01' is not a date"), lines[0])
+        XCTAssertTrue(lines[1].contains("'NOTACOIN2' not found"), lines[1])
+        XCTAssertEqual(lines[20], "error: \(bad.count) problems found (the first 20 listed); nothing was imported")
+        XCTAssertEqual(FileManager.default.contents(atPath: s.dir + "/prices.json"), before)
+        // `fx import` and `import` list the same way.
+        let rates = s.run(["fx", "import", "-"], stdin: String(repeating: "P 2024-13-01 EUR 1.09 USD\n", count: 30))
+        XCTAssertEqual(rates.err.split(separator: "\n").count, 21, rates.err)
+        XCTAssertTrue(rates.err.hasSuffix("error: 30 problems found (the first 20 listed); nothing was imported\n"), rates.err)
+        let rows = "type,coin,amount,price,date\n" + String(repeating: "buy,bitcoin,-1,100,2024-01-01\n", count: 25)
+        let trades = s.run(["import", "-"], stdin: rows)
+        XCTAssertEqual(trades.err.split(separator: "\n").count, 21, trades.err)
+        XCTAssertTrue(trades.err.hasSuffix("error: 25 problems found (the first 20 listed); nothing was imported\n"), trades.err)
+    }
+
     func testReimportingIsIdempotentAndADryRunWritesNothing() throws {
         let s = Sandbox()
         let file = s.write("p.csv", "date,asset,price\n2024-01-15,btc,42000\n2024-01-16,btc,43000\n2024-01-16,eth,2500\n")

@@ -26,8 +26,9 @@ struct ImportCommand: Command {
         prints them, or a whole-book 'export --format json', whose portfolios and assets are created
         when missing (one that exists with another type or currency fails the import).
         Every row is checked as 'add' checks it, and the merged history must be valid; if anything
-        fails nothing is written and every failing row is listed as 'line N: message'. Re-importing
-        is idempotent: rows with a known id, or identical to a recorded transaction, are skipped.
+        fails nothing is written and the failing rows are listed as 'line N: message' (the first 20,
+        then how many there are). Re-importing is idempotent: rows with a known id, or identical to a
+        recorded transaction, are skipped.
         Coinbase: buys and sells, Send (transfer-out), Receive (transfer-in at the spot price),
         rewards and staking income (reward at the spot price) and Convert (a swap at its subtotal).
         """,
@@ -163,12 +164,7 @@ struct ImportCommand: Command {
         return .success
     }
 
-    func report(_ failure: ImportFailure, context: Context) -> ExitCode {
-        for p in failure.problems { context.console.error("error: \(p)\n") }
-        let n = failure.problems.count
-        context.console.error("error: \(n) problem\(n == 1 ? "" : "s") found; nothing was imported\n")
-        return .failure
-    }
+    func report(_ failure: ImportFailure, context: Context) -> ExitCode { ImportProblems.report(failure, context: context) }
 }
 
 struct ExportCommand: Command {
@@ -226,5 +222,19 @@ struct ExportCommand: Command {
             context.console.print(bytes: bytes)
         }
         return .success
+    }
+}
+
+/// How every import (`import`, `price import`, `fx import`) lists what stopped it: the first
+/// problems, then one line with how many there are, so a file of millions of bad lines makes a
+/// short message (cron mails it), not hundreds of megabytes.
+enum ImportProblems {
+    static func report(_ failure: ImportFailure, context: Context) -> ExitCode {
+        let listed = failure.problems.prefix(ImportFailure.listed)
+        for p in listed { context.console.error("error: \(p)\n") }
+        let n = max(failure.count, failure.problems.count)
+        let shown = n > listed.count ? " (the first \(listed.count) listed)" : ""
+        context.console.error("error: \(n) problem\(n == 1 ? "" : "s") found\(shown); nothing was imported\n")
+        return .failure
     }
 }

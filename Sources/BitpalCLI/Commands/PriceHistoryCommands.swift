@@ -37,8 +37,9 @@ enum PriceFileCommand {
     Blank lines and comment lines (first character ';', '#' or '*') are skipped. Amounts are exact; ','
     may only separate thousands; '$' is USD, '€' EUR, '£' GBP, '¥' JPY. A day without a time is its
     first instant in your time zone (TZ), as a bare --date is. If any line is malformed or names
-    something unknown, nothing is written and every such line is listed (exit 1). Re-importing a file
-    changes nothing: a quote of the same commodity, currency and time replaces the cached one.
+    something unknown, nothing is written and the first 20 such lines are listed with how many there
+    are (exit 1). Re-importing a file changes nothing: a quote of the same commodity, currency and
+    time replaces the cached one.
     """
 
     /// The bytes of FILE, or of standard input for `-`.
@@ -53,22 +54,17 @@ enum PriceFileCommand {
         let session = try context.session()
         let bytes = try read(source, context: context)
         let summary: PriceImportSummary
-        let file: PriceFile
         do {
-            file = try PriceImport.read(bytes, format: format)
             let book = try session.loadSettings()
-            summary = try session.importPrices(file, kind: kind, book: book, portfolio: try context.portfolio(in: book), dryRun: dryRun,
-                                               names: context.names)
+            summary = try session.importPrices(bytes, format: format, kind: kind, book: book, portfolio: try context.portfolio(in: book),
+                                               dryRun: dryRun, names: context.names)
         } catch let failure as ImportFailure {
-            for p in failure.problems { context.console.error("error: \(p)\n") }
-            let n = failure.problems.count
-            context.console.error("error: \(n) problem\(n == 1 ? "" : "s") found; nothing was imported\n")
-            return .failure
+            return ImportProblems.report(failure, context: context)
         }
         let m = summary.merge
         if context.json {
             context.printJSON(.object([
-                ("format", .string(file.format.rawValue)), ("quotes", .number(String(summary.quotes.count))),
+                ("format", .string(summary.format.rawValue)), ("quotes", .number(String(summary.count))),
                 ("assets", .array(summary.assets.map { .string($0) })),
                 ("from", ReportJSON.date(summary.from)), ("until", ReportJSON.date(summary.until)),
                 ("added", .number(String(m.added))), ("alreadyCached", .number(String(m.unchanged))),
@@ -83,7 +79,7 @@ enum PriceFileCommand {
             context.out("Nothing to import: the file states no \(kind == .prices ? "prices" : "rates").\n")
             return .success
         }
-        let n = summary.quotes.count, k = summary.assets.count
+        let n = summary.count, k = summary.assets.count
         let zone = context.timeZone
         let span = Human.day(from, in: zone) == Human.day(until, in: zone)
             ? Human.day(from, in: zone) : "\(Human.day(from, in: zone)) … \(Human.day(until, in: zone))"

@@ -51,14 +51,21 @@ public struct PriceFile: Sendable {
 public enum PriceImport {
     /// The format a file's first content line shows; `nil` when it shows none.
     public static func detect(_ bytes: [UInt8]) -> PriceFileFormat? {
-        for (_, text) in lines(bytes) where !isSkipped(text) {
-            let trimmed = text.trimmedSpace
-            if trimmed.hasPrefix("P ") || trimmed.hasPrefix("P\t") { return .ledger }
-            let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            if words.count >= 2, day(String(words[0])) != nil, words[1] == "price" { return .beancount }
-            if trimmed.contains(",") { return .csv }
-            return nil
+        var found: PriceFileFormat?
+        eachLine(bytes) { _, text in
+            guard !isSkipped(text) else { return true }
+            found = format(ofFirstLine: text)
+            return false
         }
+        return found
+    }
+
+    private static func format(ofFirstLine text: String) -> PriceFileFormat? {
+        let trimmed = text.trimmedSpace
+        if trimmed.hasPrefix("P ") || trimmed.hasPrefix("P\t") { return .ledger }
+        let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if words.count >= 2, day(String(words[0])) != nil, words[1] == "price" { return .beancount }
+        if trimmed.contains(",") { return .csv }
         return nil
     }
 
@@ -66,27 +73,47 @@ public enum PriceImport {
     ///
     /// - Throws: `ImportFailure` when no format is given and the content shows none.
     public static func read(_ bytes: [UInt8], format: PriceFileFormat?) throws(ImportFailure) -> PriceFile {
+        var prices: [PriceLine] = []
+        var problems: [(line: Int, message: String)] = []
+        let format = try scan(bytes, format: format, price: { prices.append($0) }, problem: { problems.append(($0, $1)) })
+        return PriceFile(format: format, prices: prices, problems: problems)
+    }
+
+    /// Reads a file one line at a time, without holding its lines: `price` gets each price it
+    /// states and `problem` each line that cannot be read (its number and why), in file order.
+    ///
+    /// - Returns: the format read (`format`, or the one the content shows).
+    /// - Throws: `ImportFailure` when no format is given and the content shows none.
+    public static func scan(_ bytes: [UInt8], format: PriceFileFormat?, price: (PriceLine) -> Void,
+                            problem: (Int, String) -> Void) throws(ImportFailure) -> PriceFileFormat {
         guard let format = format ?? detect(bytes) else {
             throw ImportFailure(problems: [
                 "cannot tell the format: expected ledger 'P DATE COMMODITY PRICE' lines, beancount 'DATE price COMMODITY PRICE CURRENCY' "
                     + "lines or a CSV header 'date,asset,price[,currency]' (choose one with --format)",
             ])
         }
-        var file = PriceFile(format: format, prices: [], problems: [])
         switch format {
         case .ledger, .beancount:
-            for (number, text) in lines(bytes) where !isSkipped(text) {
-                if format == .beancount && isMetadata(text) { continue }
-                do {
-                    file.prices.append(format == .ledger ? try ledger(text, line: number) : try beancount(text, line: number))
-                } catch {
-                    file.problems.append((number, error.message))
+            eachLine(bytes) { number, raw in
+                // Most lines of a long file are plain ASCII ledger lines: read those from their bytes.
+                if format == .ledger, let fast = plainLedger(raw, line: number) {
+                    if case let .price(p) = fast { price(p) }
+                    return true
                 }
+                let text = String(decoding: raw, as: UTF8.self)
+                guard !isSkipped(text) else { return true }
+                if format == .beancount && isMetadata(text) { return true }
+                do throws(LineError) {
+                    price(format == .ledger ? try ledger(text, line: number) : try beancount(text, line: number))
+                } catch {
+                    problem(number, error.message)
+                }
+                return true
             }
         case .csv:
-            csv(bytes, into: &file)
+            csv(bytes, price: price, problem: problem)
         }
-        return file
+        return format
     }
 
     /// A line that cannot be read, and why.
@@ -97,17 +124,108 @@ public enum PriceImport {
 
     // MARK: Lines
 
-    /// Each line with its number; UTF-8 (or Windows-1252) without BOM, LF or CRLF.
-    static func lines(_ bytes: [UInt8]) -> [(Int, String)] {
+    /// Each line with its number, in order, until `body` returns false; UTF-8 (or Windows-1252)
+    /// without BOM, LF or CRLF. No array of lines is made: a price file may have millions.
+    static func eachLine(_ bytes: [UInt8], _ body: (Int, String) -> Bool) {
+        eachLine(bytes) { number, raw in body(number, String(decoding: raw, as: UTF8.self)) }
+    }
+
+    /// `eachLine` handing over each line's bytes (valid during the call) instead of a `String`.
+    static func eachLine(_ bytes: [UInt8], _ body: (Int, UnsafeBufferPointer<UInt8>) -> Bool) {
         let text = TextDecoding.utf8Bytes(bytes)
-        let body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(text.dropFirst(3)) : text
-        var out: [(Int, String)] = []
-        for (i, raw) in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            var line = raw
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            out.append((i + 1, String(decoding: line, as: UTF8.self)))
+        text.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else {
+                _ = body(1, UnsafeBufferPointer(start: nil, count: 0))
+                return
+            }
+            var start = all.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var number = 1
+            while true {
+                let rest = all.count - start
+                let hit = rest > 0 ? memchr(base + start, 0x0A, rest) : nil
+                let stop = hit.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? all.count
+                var end = stop
+                if end > start && base[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                guard body(number, UnsafeBufferPointer(start: base + start, count: end - start)) else { return }
+                guard hit != nil else { return }
+                start = stop + 1
+                number += 1
+            }
         }
-        return out
+    }
+
+    /// What `plainLedger` made of a line.
+    enum PlainLine {
+        /// Blank, or a comment.
+        case skip
+        case price(PriceLine)
+    }
+
+    /// A line of printable ASCII read from its bytes, when it is blank, a comment, or the plain
+    /// shape `P YYYY-MM-DD COMMODITY|"COMMODITY" NUMBER [CODE]` with nothing unusual (no comment,
+    /// time, symbol, sign, thousands separator, more than 18 decimals, or zero): the same
+    /// `PriceLine` `ledger` reads from its text, without making strings of the rest. `nil` for
+    /// every other line: `ledger` reads it (and words what is wrong).
+    static func plainLedger(_ line: UnsafeBufferPointer<UInt8>, line number: Int) -> PlainLine? {
+        let n = line.count
+        guard let base = line.baseAddress else { return .skip }
+        var i = 0
+        for k in 0..<n {
+            let b = base[k]
+            guard (b >= 0x20 && b < 0x7F) || b == 0x09 else { return nil }
+        }
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        while i < n && blank(base[i]) { i += 1 }
+        if i == n { return .skip }
+        if base[i] == UInt8(ascii: ";") || base[i] == UInt8(ascii: "#") || base[i] == UInt8(ascii: "*") { return .skip }
+        var end = n
+        while end > i && blank(base[end - 1]) { end -= 1 }
+        // No comment (nor a quote that could hide one).
+        for k in i..<end where base[k] == UInt8(ascii: ";") { return nil }
+        // `P`, blanks, a date of exactly YYYY-MM-DD, blanks.
+        guard end - i > 2, base[i] == UInt8(ascii: "P"), blank(base[i + 1]) else { return nil }
+        i += 1
+        while i < end && blank(base[i]) { i += 1 }
+        guard i + 10 <= end, i + 10 == end || blank(base[i + 10]),
+              let (y, m, d) = ISODate.parseDay(buffer: UnsafeBufferPointer(start: base + i, count: 10)) else { return nil }
+        i += 10
+        while i < end && blank(base[i]) { i += 1 }
+        // The commodity: quoted, or a word (a word with ':' may be a time: left to `ledger`).
+        var nameStart = i, nameEnd = i
+        if i < end && base[i] == UInt8(ascii: "\"") {
+            nameStart = i + 1
+            var j = nameStart
+            while j < end && base[j] != UInt8(ascii: "\"") { j += 1 }
+            guard j < end else { return nil }
+            nameEnd = j
+            i = j + 1
+        } else {
+            while i < end && !blank(base[i]) {
+                if base[i] == UInt8(ascii: ":") || base[i] == UInt8(ascii: "\"") { return nil }
+                i += 1
+            }
+            nameEnd = i
+        }
+        guard nameEnd > nameStart else { return nil }
+        while i < end && blank(base[i]) { i += 1 }
+        // The number: digits with at most one point, a digit first.
+        let numberStart = i
+        guard i < end, base[i] >= 0x30 && base[i] <= 0x39 else { return nil }
+        while i < end && ((base[i] >= 0x30 && base[i] <= 0x39) || base[i] == UInt8(ascii: ".")) { i += 1 }
+        guard let scanned = PlainDecimal.scan(utf8: UnsafeBufferPointer(start: base + numberStart, count: i - numberStart)),
+              scanned.fractionDigits <= DecimalLiteral.maxFractionDigits, let units = scanned.units, units > 0 else { return nil }
+        // Nothing, or blanks and a currency code.
+        var currency: String?
+        if i < end {
+            guard blank(base[i]) else { return nil }
+            while i < end && blank(base[i]) { i += 1 }
+            let code = String(decoding: UnsafeBufferPointer(start: base + i, count: end - i), as: UTF8.self)
+            guard code.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }), let parsed = CurrencyCode.parse(code)
+            else { return nil }
+            currency = parsed
+        }
+        let commodity = String(decoding: UnsafeBufferPointer(start: base + nameStart, count: nameEnd - nameStart), as: UTF8.self)
+        return .price(PriceLine(line: number, commodity: commodity, currency: currency, price: Fixed18(units: units), date: .day(y, m, d)))
     }
 
     /// Blank lines and comments: first non-blank character `;`, `#` or `*`.
@@ -175,16 +293,19 @@ public enum PriceImport {
     /// A header naming its columns (any case), then one price per line. `asset` may be called
     /// `base`, `commodity`, `symbol` or `coin`; `price` may be `amount` or `rate`; `currency` may be
     /// `quote`. Other columns (pricehist's `source` and `type`) are ignored.
-    static func csv(_ bytes: [UInt8], into file: inout PriceFile) {
+    static func csv(_ bytes: [UInt8], price: (PriceLine) -> Void, problem: (Int, String) -> Void) {
         var columns: [String: Int]?
         var width = 0
-        for (number, text) in lines(bytes) where !isSkipped(text) {
+        var problems = 0
+        eachLine(bytes) { number, text in
+            guard !isSkipped(text) else { return true }
             let fields: [String]
-            do {
+            do throws(LineError) {
                 fields = try split(text)
             } catch {
-                file.problems.append((number, error.message))
-                continue
+                problem(number, error.message)
+                problems += 1
+                return true
             }
             guard let cols = columns else {
                 var found: [String: Int] = [:]
@@ -196,16 +317,18 @@ public enum PriceImport {
                 }
                 let missing = ["date", "asset", "price"].filter { found[$0] == nil }
                 if !missing.isEmpty {
-                    file.problems.append((number, "the header needs the columns date, asset and price (missing: \(missing.joined(separator: ", ")))"))
-                    return
+                    problem(number, "the header needs the columns date, asset and price (missing: \(missing.joined(separator: ", ")))")
+                    problems += 1
+                    return false
                 }
                 columns = found
                 width = fields.count
-                continue
+                return true
             }
             guard fields.count == width else {
-                file.problems.append((number, "\(fields.count) field\(fields.count == 1 ? "" : "s") where the header has \(width)"))
-                continue
+                problem(number, "\(fields.count) field\(fields.count == 1 ? "" : "s") where the header has \(width)")
+                problems += 1
+                return true
             }
             func cell(_ name: String) -> String { cols[name].map { fields[$0].trimmedSpace } ?? "" }
             do throws(LineError) {
@@ -216,7 +339,7 @@ public enum PriceImport {
                 guard !commodity.isEmpty else { throw LineError("no asset") }
                 let priceText = cell("price")
                 guard !priceText.isEmpty else { throw LineError("no price") }
-                var (price, currency) = try amount(priceText)
+                var (value, currency) = try amount(priceText)
                 let given = cell("currency")
                 if !given.isEmpty {
                     let code = try currencyCode(given)
@@ -225,13 +348,15 @@ public enum PriceImport {
                     }
                     currency = code
                 }
-                file.prices.append(PriceLine(line: number, commodity: commodity, currency: currency, price: price, date: date))
+                price(PriceLine(line: number, commodity: commodity, currency: currency, price: value, date: date))
             } catch {
-                file.problems.append((number, error.message))
+                problem(number, error.message)
+                problems += 1
             }
+            return true
         }
-        if columns == nil && file.problems.isEmpty {
-            file.problems.append((1, "no header: the first line names the columns, e.g. 'date,asset,price,currency'"))
+        if columns == nil && problems == 0 {
+            problem(1, "no header: the first line names the columns, e.g. 'date,asset,price,currency'")
         }
     }
 

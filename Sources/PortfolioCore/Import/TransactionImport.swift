@@ -67,11 +67,41 @@ public struct ImportFields: Sendable, ExpressibleByDictionaryLiteral {
     }
 }
 
-/// An import that cannot go ahead: every problem found, each prefixed with its location.
+/// An import that cannot go ahead: the problems found, each prefixed with its location.
 public struct ImportFailure: Error, Equatable, Sendable {
-    public var problems: [String]
+    /// How many problems are listed at most: a file of millions of bad lines is summed up, not printed.
+    public static let listed = 20
 
-    public init(problems: [String]) { self.problems = problems }
+    /// The first problems, in file order (all of them when there are at most `listed`).
+    public var problems: [String]
+    /// How many problems were found in all.
+    public var count: Int
+
+    public init(problems: [String]) {
+        self.problems = problems
+        count = problems.count
+    }
+
+    public init(problems: [String], count: Int) {
+        self.problems = problems
+        self.count = max(count, problems.count)
+    }
+
+    /// The first `listed` problems and how many there are in all, gathered one at a time.
+    public struct Collector: Sendable {
+        public private(set) var first: [String] = []
+        public private(set) var count = 0
+
+        public init() {}
+
+        /// Counts a problem, keeping its text while fewer than `listed` are kept (`text` is only made then).
+        public mutating func add(_ text: @autoclosure () -> String) {
+            count += 1
+            if first.count < ImportFailure.listed { first.append(text()) }
+        }
+
+        public var failure: ImportFailure? { count == 0 ? nil : ImportFailure(problems: first, count: count) }
+    }
 }
 
 /// What a JSON file to import holds: transaction rows, and for a whole-book export

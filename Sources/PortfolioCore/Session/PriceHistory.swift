@@ -2,17 +2,18 @@ import Foundation
 
 /// What `price import` or `fx import` read and what the price cache made of it.
 public struct PriceImportSummary: Sendable {
-    /// Every quote the file states (one per asset, currency and time: a later line wins), oldest first.
-    public var quotes: [Quote]
+    /// The format the file was read in.
+    public var format: PriceFileFormat
+    /// How many quotes the file states (one per asset, currency and time: a later line wins).
+    public var count: Int
     /// The assets priced (coin ids, registered codes, or `fx:FROM/TO` pairs), sorted.
     public var assets: [String]
     /// What merging them into the cache did (or, in a dry run, would do).
     public var merge: PriceCache.Merge
     public var dryRun: Bool
-
     /// The first and last quote's time; `nil` for an empty file.
-    public var from: Date? { quotes.first?.time }
-    public var until: Date? { quotes.last?.time }
+    public var from: Date?
+    public var until: Date?
 }
 
 /// What a price file's lines are prices of.
@@ -33,14 +34,26 @@ extension Session {
     /// belongs to its calendar day. Re-importing a file changes nothing: a quote of the same asset,
     /// currency and time replaces the cached one.
     ///
-    /// - Throws: `ImportFailure` listing every line that cannot be read or resolved (`line N: …`),
-    ///   with nothing written; or the cache's `StoreError`.
-    public func importPrices(_ file: PriceFile, kind: PriceImportKind, book: Book, portfolio: Portfolio, dryRun: Bool,
-                             names: MessageNames = .plain) throws -> PriceImportSummary {
-        var problems = file.problems
-        var resolved: [String: Result<String, LineMessage>] = [:]
+    /// The file is read a line at a time into small packed quotes, so millions of lines fit in a
+    /// few hundred megabytes; the merge writes the cache a piece at a time.
+    ///
+    /// - Parameter format: the file's format, or `nil` for the one its content shows.
+    /// - Throws: `ImportFailure` with the first lines that cannot be read or resolved (`line N: …`)
+    ///   and how many there are, with nothing written; or the cache's `StoreError`.
+    public func importPrices(_ bytes: [UInt8], format: PriceFileFormat?, kind: PriceImportKind, book: Book, portfolio: Portfolio,
+                             dryRun: Bool, names: MessageNames = .plain) throws -> PriceImportSummary {
+        var problems = ImportFailure.Collector()
+        /// What a commodity and the currency a line names resolve to: a series of the cache, or why not.
+        struct Named: Hashable {
+            var commodity: String
+            var currency: String?
+        }
+        var commodities: [String: Result<String, LineMessage>] = [:]
+        var series: [Named: Result<Int32, LineMessage>] = [:]
+        var dayStarts: [Int64: Date] = [:]
+        var packed = PackedQuotes()
         func resolve(_ text: String) -> Result<String, LineMessage> {
-            if let known = resolved[text] { return known }
+            if let known = commodities[text] { return known }
             let result: Result<String, LineMessage>
             switch kind {
             case .prices:
@@ -65,51 +78,92 @@ extension Session {
                         + "(\(CurrencyCode.supported.joined(separator: ", "))); import prices of assets with 'bitpal price import'"))
                 }
             }
-            resolved[text] = result
+            commodities[text] = result
             return result
         }
-        var quotes: [Quote] = []
-        for p in file.prices {
-            do {
+        /// The series a line's commodity and currency name (decided once for each pair).
+        func seriesOf(_ p: PriceLine) -> Result<Int32, LineMessage> {
+            let named = Named(commodity: p.commodity, currency: p.currency)
+            if let known = series[named] { return known }
+            let result = Result { () throws(LineMessage) -> Int32 in
                 let id = try resolve(p.commodity).get()
-                let when: Date
-                do {
-                    when = try p.date.start(in: timeZone, now: now)
-                } catch {
-                    throw LineMessage(error.description)
-                }
-                if when > now { throw LineMessage("a price dated \(names.date(when)) is in the future") }
                 switch kind {
                 case .prices:
                     let currency: String
-                    do {
+                    do throws(PortfolioError) {
                         currency = try book.currency(given: p.currency, assetId: id, portfolio: portfolio)
                     } catch {
                         throw LineMessage(error.description(names: names))
                     }
-                    quotes.append(Quote(coinId: id, price: p.price.decimal, time: when, source: .imported, currency: currency))
+                    return packed.series(coin: id, currency: currency)
                 case .rates:
                     let to = p.currency ?? portfolio.baseCurrency
                     if to == id { throw LineMessage("an exchange rate needs two different currencies (both are \(to))") }
-                    quotes.append(Quote(coinId: Self.rateQuoteID(from: id, to: to), price: p.price.decimal, time: when, source: .imported,
-                                        currency: to))
+                    return packed.series(coin: Self.rateQuoteID(from: id, to: to), currency: to)
                 }
-            } catch let error as LineMessage {
-                problems.append((p.line, error.text))
+            }
+            series[named] = result
+            return result
+        }
+        /// The last line's commodity, currency and series, and its day's start: consecutive lines mostly repeat them.
+        var lastNamed: (named: Named, series: Int32)?
+        var lastDay: (key: Int64, start: Date)?
+        let format = try PriceImport.scan(bytes, format: format, price: { p in
+            do throws(LineMessage) {
+                // In the order the lines were checked before: the commodity, the date, then the currency.
+                let repeated = lastNamed.map { $0.named.commodity == p.commodity && $0.named.currency == p.currency } ?? false
+                if !repeated { _ = try resolve(p.commodity).get() }
+                let when: Date
+                if case let .day(y, m, d) = p.date, let known = lastDay, known.key == (y * 100 + m) * 100 + d {
+                    when = known.start
+                } else if case let .day(y, m, d) = p.date, let known = dayStarts[(y * 100 + m) * 100 + d] {
+                    when = known
+                    lastDay = ((y * 100 + m) * 100 + d, known)
+                } else {
+                    do throws(DateRangeError) {
+                        when = try p.date.start(in: timeZone, now: now)
+                    } catch {
+                        throw LineMessage(error.description)
+                    }
+                    if case let .day(y, m, d) = p.date { dayStarts[(y * 100 + m) * 100 + d] = when }
+                }
+                if when > now { throw LineMessage("a price dated \(names.date(when)) is in the future") }
+                let s: Int32
+                if repeated, let last = lastNamed {
+                    s = last.series
+                } else {
+                    s = try seriesOf(p).get()
+                    lastNamed = (Named(commodity: p.commodity, currency: p.currency), s)
+                }
+                if problems.count == 0 { packed.append(series: s, millis: ISODate.millis(when), price: p.price, source: .imported) }
+            } catch {
+                problems.add("line \(p.line): \(error.text)")
+            }
+        }, problem: { line, message in problems.add("line \(line): \(message)") })
+        if let failure = problems.failure { throw failure }
+        // One quote per asset, currency and time: a later line wins.
+        packed.sort()
+        var from: Int64?, until: Int64?
+        var used = Set<Int32>()
+        var kept = 0
+        packed.entries.withUnsafeMutableBufferPointer { entries in
+            for i in entries.indices {
+                let e = entries[i]
+                if i + 1 < entries.count, entries[i + 1].series == e.series, entries[i + 1].millis == e.millis { continue }
+                entries[kept] = e
+                kept += 1
+                from = min(from ?? e.millis, e.millis)
+                until = max(until ?? e.millis, e.millis)
+                used.insert(e.series)
             }
         }
-        if !problems.isEmpty {
-            let ordered = problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
-            throw ImportFailure(problems: ordered.map { "line \($0.element.line): \($0.element.message)" })
-        }
-        // One quote per asset, currency and time: a later line wins.
-        var last: [PriceCache.QuoteKey: Int] = [:]
-        for (i, q) in quotes.enumerated() { last[PriceCache.QuoteKey(q)] = i }
-        let unique = quotes.enumerated().filter { last[PriceCache.QuoteKey($0.element)] == $0.offset }.map(\.element)
-            .sorted { $0.time < $1.time }
-        let merge = try priceCache.merge(unique, now: now, timeZone: timeZone, write: !dryRun)
+        packed.entries.removeLast(packed.count - kept)
+        let count = packed.count
+        let assets = Array(Set(used.map { packed.coins[Int($0)] })).sorted()
+        let merge = try priceCache.merge(&packed, now: now, timeZone: timeZone, write: !dryRun)
         if !dryRun, let broken = merge.setAside { notify(.priceCacheMovedAside(broken)) }
-        return PriceImportSummary(quotes: unique, assets: Array(Set(unique.map(\.coinId))).sorted(), merge: merge, dryRun: dryRun)
+        return PriceImportSummary(format: format, count: count, assets: assets, merge: merge, dryRun: dryRun,
+                                  from: from.map(ISODate.date(millis:)), until: until.map(ISODate.date(millis:)))
     }
 
     /// A line's problem, worded.
