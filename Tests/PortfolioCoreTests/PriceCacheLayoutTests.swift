@@ -243,3 +243,53 @@ import Testing
         #expect(try cache.verify() == PriceCache.Verification(quotes: whole.count + 1, outOfOrderLine: nil))
     }
 }
+
+/// The readings of plain ASCII lines from their bytes (a long price file's lines) against the
+/// character-by-character ones they stand in for.
+@Suite struct PriceLineBytesTests {
+    @Test func asciiReadingsAgreeWithTheCharacterOnes() throws {
+        var g = SplitMix64(seed: 11)
+        let pieces = ["\"", "\"\"", ",", " ", "\t", "\u{0B}", "a", "BTC", "42,000.50", ";", "#", "*", "P", "2024-01-15", "2024/1/5", "\r"]
+        for _ in 0..<20_000 {
+            let line = (0..<g.below(9)).map { _ in pieces[g.below(pieces.count)] }.joined()
+            let bytes = try? PriceImport.splitASCII(Array(line.utf8)), characters = try? PriceImport.splitCharacters(line)
+            #expect(bytes == characters, "\(line.debugDescription)")
+            #expect(line.trimmedSpace == String(line.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }
+                .reversed().map(Character.init)), "\(line.debugDescription)")
+            let skipped = line.first(where: { $0 != " " && $0 != "\t" }).map { $0 == ";" || $0 == "#" || $0 == "*" } ?? true
+            #expect(PriceImport.isSkipped(line) == skipped, "\(line.debugDescription)")
+            var quoted = false
+            var plain = Substring(line)
+            for i in line.indices {
+                if line[i] == "\"" { quoted.toggle() }
+                if line[i] == ";" && !quoted { plain = line[..<i]; break }
+            }
+            #expect(PriceImport.withoutComment(Substring(line)) == plain, "\(line.debugDescription)")
+        }
+    }
+
+    /// A plain ledger line read from its bytes is the line `ledger` reads from its text.
+    @Test func plainLedgerLinesAreTheLedgerReadersLines() throws {
+        var g = SplitMix64(seed: 12)
+        let pieces = ["P", " ", "\t", "2024-01-15", "2023-02-29", "BTC", "\"VANGUARD 500\"", "42000", "0.5", "0", "1.0000000000000000001",
+                      "USD", "eur", "XYZ", "12:00", ";", "$", ",", "-", "\"", "123456789012345678901"]
+        var plain = 0, prices = 0
+        for _ in 0..<20_000 {
+            // The shape of a price line, each part now and then something else.
+            let shape = [["", " "], ["P"], [" ", "\t", "  "], ["2024-01-15", "2023-02-28"], [" "], ["BTC", "\"VANGUARD 500\"", "bitcoin"], [" "],
+                         ["42000", "0.5", "42000.25"], ["", " USD", " eur", "\tGBP"], ["", " "]]
+            let line = shape.map { g.below(6) == 0 ? pieces[g.below(pieces.count)] : $0[g.below($0.count)] }.joined()
+            let fast = Array(line.utf8).withUnsafeBufferPointer { PriceImport.plainLedger($0, line: 1) }
+            guard let fast else { continue }
+            plain += 1
+            switch fast {
+            case .skip:
+                #expect(PriceImport.isSkipped(line), "\(line.debugDescription)")
+            case let .price(p):
+                prices += 1
+                #expect(!PriceImport.isSkipped(line) && (try? PriceImport.ledger(line, line: 1)) == p, "\(line.debugDescription)")
+            }
+        }
+        #expect(plain > 2000 && prices > 2000, "the generated lines include plain ones: \(plain), \(prices) prices")
+    }
+}

@@ -230,6 +230,14 @@ public enum PriceImport {
 
     /// Blank lines and comments: first non-blank character `;`, `#` or `*`.
     static func isSkipped(_ line: String) -> Bool {
+        if let ascii = line.utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
+            // Plain ASCII (the common case): its bytes are its characters.
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x09 }) else { return true }
+            return first == UInt8(ascii: ";") || first == UInt8(ascii: "#") || first == UInt8(ascii: "*")
+        }), let skipped = ascii {
+            return skipped
+        }
         guard let first = line.first(where: { $0 != " " && $0 != "\t" }) else { return true }
         return first == ";" || first == "#" || first == "*"
     }
@@ -245,6 +253,15 @@ public enum PriceImport {
     /// The text before a `;` comment that is not inside double quotes.
     static func withoutComment(_ text: Substring) -> Substring {
         var quoted = false
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            // Plain ASCII: the same scan over bytes.
+            for i in text.utf8.indices {
+                let b = text.utf8[i]
+                if b == UInt8(ascii: "\"") { quoted.toggle() }
+                if b == UInt8(ascii: ";") && !quoted { return text[..<i] }
+            }
+            return text
+        }
         for i in text.indices {
             if text[i] == "\"" { quoted.toggle() }
             if text[i] == ";" && !quoted { return text[..<i] }
@@ -278,7 +295,11 @@ public enum PriceImport {
 
     /// `DATE price COMMODITY NUMBER CURRENCY [; comment]`.
     static func beancount(_ text: String, line: Int) throws(LineError) -> PriceLine {
-        let words = withoutComment(Substring(text)).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let content = withoutComment(Substring(text))
+        // Plain ASCII: split its bytes (the same words, without breaking it into characters).
+        let words = content.utf8.allSatisfy({ $0 < 0x80 })
+            ? content.utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).map { String(decoding: $0, as: UTF8.self) }
+            : content.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard words.count >= 2, words[1] == "price" else {
             throw LineError("not a price directive (expected 'DATE price COMMODITY PRICE CURRENCY', e.g. '2024-01-15 price BTC 42000.00 USD')")
         }
@@ -362,6 +383,12 @@ public enum PriceImport {
 
     /// The fields of one CSV line: commas, double quotes with `""` inside.
     static func split(_ line: String) throws(LineError) -> [String] {
+        if line.utf8.allSatisfy({ $0 < 0x80 }) { return try splitASCII(Array(line.utf8)) }
+        return try splitCharacters(line)
+    }
+
+    /// `split` character by character (any text).
+    static func splitCharacters(_ line: String) throws(LineError) -> [String] {
         var fields: [String] = []
         var field = ""
         var quoted = false
@@ -397,10 +424,58 @@ public enum PriceImport {
         return fields
     }
 
+    /// `split` of a line of plain ASCII, whose bytes are its characters: the same fields.
+    static func splitASCII(_ line: [UInt8]) throws(LineError) -> [String] {
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var blank = true  // the field so far is white space only (a quote may still open it)
+        var quoted = false
+        var n = line.count
+        if n > 0 && line[n - 1] == UInt8(ascii: "\r") { n -= 1 }
+        var i = 0
+        while i < n {
+            let c = line[i]
+            /// White space as `trimmedSpace` has it in ASCII.
+            let space = c == 0x20 || (c >= 0x09 && c <= 0x0D)
+            if quoted {
+                if c == UInt8(ascii: "\"") {
+                    if i + 1 < n && line[i + 1] == UInt8(ascii: "\"") {
+                        field.append(c)
+                        blank = false
+                        i += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(c)
+                    if !space { blank = false }
+                }
+            } else if c == UInt8(ascii: "\"") && blank {
+                field.removeAll(keepingCapacity: true)
+                quoted = true
+            } else if c == UInt8(ascii: ",") {
+                fields.append(String(decoding: field, as: UTF8.self))
+                field.removeAll(keepingCapacity: true)
+                blank = true
+            } else {
+                field.append(c)
+                if !space { blank = false }
+            }
+            i += 1
+        }
+        if quoted { throw LineError("a quoted field is not closed") }
+        fields.append(String(decoding: field, as: UTF8.self))
+        return fields
+    }
+
     // MARK: Values
 
     /// `YYYY-MM-DD`, `YYYY/MM/DD` or `YYYY.MM.DD` (hledger also writes `2024/1/5`), a real calendar day.
     static func day(_ text: String) -> (Int64, Int64, Int64)? {
+        // YYYY-MM-DD as it is most often written: read as it is.
+        if text.utf8.count == 10, Array(text.utf8).enumerated().allSatisfy({ $0 == 4 || $0 == 7 ? $1 == 45 : $1 >= 48 && $1 <= 57 }) {
+            return ISODate.parseDay(utf8: text.utf8)
+        }
         guard let separator = text.first(where: { $0 == "-" || $0 == "/" || $0 == "." }) else { return nil }
         let parts = text.split(separator: separator, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].utf8.count == 4, (1...2).contains(parts[1].utf8.count), (1...2).contains(parts[2].utf8.count),
@@ -573,8 +648,10 @@ extension Substring {
     /// See `String.trimmedSpace`.
     var trimmedSpace: String {
         let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        /// White space as Unicode has it; ASCII's (tab to carriage return, space) without asking.
+        func space(_ s: Unicode.Scalar) -> Bool { s.value < 0x80 ? s.value == 0x20 || (s.value >= 0x09 && s.value <= 0x0D) : s.properties.isWhitespace }
+        guard let first = scalars.firstIndex(where: { !space($0) }),
+              let last = scalars.lastIndex(where: { !space($0) }) else { return "" }
         return String(Substring(scalars[first...last]))
     }
 }
