@@ -244,6 +244,36 @@ import Testing
     }
 }
 
+extension PriceCacheLayoutTests {
+    /// A cache larger than the readers' pieces (over 1 MB), and a line longer than a probe's piece.
+    @Test func longFilesAndLongLinesReadInPieces() throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let long = String(repeating: "x", count: 6000)
+        var quotes: [Quote] = []
+        for coin in ["bitcoin", long, "zcash"] {
+            for d in 0..<(coin == long ? 200 : 6000) {
+                quotes.append(Quote(coinId: coin, price: Decimal(d + 1), time: day("2010-01-01").addingTimeInterval(Double(d) * 86_400), source: .imported))
+            }
+        }
+        let cache = try Self.written(quotes, in: dir)
+        #expect((try FileManager.default.attributesOfItem(atPath: cache.path)[.size] as? Int ?? 0) > 2 << 20)
+        #expect(try cache.verify() == PriceCache.Verification(quotes: quotes.count, outOfOrderLine: nil))
+        for coin in ["bitcoin", long, "zcash"] {
+            let scope = PriceHistoryScope(assets: [coin], rates: false, since: day("2020-06-01"))
+            let part = try cache.loadHistory(scope)
+            #expect(part == scope.filter(try cache.load()))
+            let since = try #require(scope.since)
+            let later = quotes.filter { $0.coinId == coin && $0.time >= since }.count
+            #expect(part.filter { $0.coinId == coin }.count == later + 1)
+        }
+        // A merge reads it back whole, in pieces, and writes it again the same.
+        let before = FileManager.default.contents(atPath: cache.path)
+        #expect(try cache.merge(Array(quotes.prefix(10)), now: day("2030-01-01"), timeZone: Self.utc).unchanged == 10)
+        #expect(FileManager.default.contents(atPath: cache.path) == before)
+    }
+}
+
 /// The readings of plain ASCII lines from their bytes (a long price file's lines) against the
 /// character-by-character ones they stand in for.
 @Suite struct PriceLineBytesTests {

@@ -286,7 +286,7 @@ final class PriceCacheFile {
                 }
                 // Keep the part of a line read so far at the front, then read on.
                 if next > 0 {
-                    if available > 0 { buffer.update(from: buffer + next, count: available) }
+                    if available > 0 { memmove(buffer, buffer + next, available) }
                     origin += next
                     filled = available
                     next = 0
