@@ -397,6 +397,16 @@ struct IDTable {
 
     /// Records that `id` is at `index`; returns the earlier index when the id was seen before.
     mutating func insert(_ id: UUID, at index: Int, in records: [Transaction]) -> Int? {
+        insert(id, at: index) { records[$0].id == id }
+    }
+
+    /// Records that the link `link` is first met at `index`; returns that first index when it was met before.
+    mutating func insert(link: UUID, at index: Int, in records: [Transaction]) -> Int? {
+        insert(link, at: index) { records[$0].linkedId == link }
+    }
+
+    @inline(__always)
+    private mutating func insert(_ id: UUID, at index: Int, same: (Int) -> Bool) -> Int? {
         let u = id.uuid
         let key = UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
             | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
@@ -406,7 +416,7 @@ struct IDTable {
             while s[2 * h + 1] != 0 {
                 if s[2 * h] == key {
                     let earlier = Int(s[2 * h + 1]) - 1
-                    if records[earlier].id == id { return earlier }
+                    if same(earlier) { return earlier }
                 }
                 h = (h + 1) & mask
             }

@@ -34,7 +34,7 @@ public struct LinkKind: Sendable {
     ]
 
     /// The link two legs make by their kinds and portfolios, or `nil` when no row pairs them.
-    public static func of(_ a: Transaction, _ b: Transaction) -> LinkKind? {
+    public static func of(_ a: borrowing Transaction, _ b: borrowing Transaction) -> LinkKind? {
         table.first { k in
             ((a.type, b.type) == k.kinds || (b.type, a.type) == k.kinds) && (a.portfolio == b.portfolio) == k.samePortfolio
         }
@@ -62,6 +62,12 @@ public struct LinkKind: Sendable {
             default: return "a move's two legs are both in '\(TextEscaping.escaped(a.portfolio))': a move goes from one portfolio to another"
             }
         }
+        return kind.fault(a, b, names: names)
+    }
+
+    /// What breaks this row's rules in a pair of legs of its kinds, or `nil`.
+    func fault(_ a: borrowing Transaction, _ b: borrowing Transaction, names: MessageNames = .plain) -> String? {
+        let kind = self
         if a.date != b.date { return "a \(kind.name)'s two legs have different dates" }
         switch kind.sameAsset {
         case true?: if a.assetId != b.assetId { return "a \(kind.name)'s two legs name different assets (\(names.coin(a.assetId)) and \(names.coin(b.assetId)))" }
@@ -77,10 +83,11 @@ public struct LinkKind: Sendable {
             return "a \(kind.name)'s two legs differ in amount (\(a.amountValue.text) and \(b.amountValue.text)): what leaves arrives"
         }
         if let receiving = kind.receivingTakesNothing {
-            for leg in legs where leg.type == receiving {
-                if leg.priceValue != nil || leg.totalValue != nil || (leg.feeValue.map { $0.units != 0 } ?? false) {
-                    return "the receiving leg of a \(kind.name) takes no price or fee of its own (its basis comes from the leg that sends)"
-                }
+            func takesSomething(_ leg: borrowing Transaction) -> Bool {
+                leg.type == receiving && (leg.priceValue != nil || leg.totalValue != nil || (leg.feeValue.map { $0.units != 0 } ?? false))
+            }
+            if takesSomething(a) || takesSomething(b) {
+                return "the receiving leg of a \(kind.name) takes no price or fee of its own (its basis comes from the leg that sends)"
             }
         }
         return nil
@@ -92,12 +99,41 @@ extension Book {
     /// link and the link. Only records with a `linkedId` are looked at; a link with a leg in `excluded`
     /// (a leg breaking a rule of its own) is left to that rule, and a lone transfer-in to the replay,
     /// which names it (`unlinkedTransferIn`).
+    ///
+    /// Every read checks this, so the common case is cheap: each link's first two legs are kept by
+    /// index (no array per link), and a whole pair is checked without gathering its legs.
     func linkFaults(excluding excluded: Set<Int> = []) -> [(index: Int, legs: [Transaction], link: UUID)] {
-        var groups: [UUID: [Int]] = [:]
-        for (i, t) in transactions.enumerated() { if let link = t.linkedId { groups[link, default: []].append(i) } }
-        if groups.isEmpty { return [] }
+        var linked = 0
+        for i in transactions.indices where transactions[i].linkedId != nil { linked += 1 }
+        if linked == 0 { return [] }
+        // Each link's first record, its second (`partner`), and the links of three or more records.
+        var table = IDTable(capacity: linked)
+        var partner = [Int](repeating: -1, count: transactions.count)
+        var crowded = Set<Int>()
+        var firsts: [Int] = []
+        firsts.reserveCapacity(linked / 2 + 1)
+        for i in transactions.indices {
+            guard let link = transactions[i].linkedId else { continue }
+            if let first = table.insert(link: link, at: i, in: transactions) {
+                if partner[first] < 0 { partner[first] = i } else { crowded.insert(first) }
+            } else {
+                firsts.append(i)
+            }
+        }
         var faults: [(index: Int, legs: [Transaction], link: UUID)] = []
-        for (link, indices) in groups where !indices.contains(where: excluded.contains) {
+        for first in firsts {
+            guard let link = transactions[first].linkedId else { continue }
+            let second = partner[first]
+            if second >= 0 && !crowded.contains(first) {
+                if excluded.contains(first) || excluded.contains(second) { continue }
+                if transactions[first].id == link || transactions[second].id == link,
+                   let kind = LinkKind.of(transactions[first], transactions[second]),
+                   kind.fault(transactions[first], transactions[second]) == nil { continue }
+            }
+            // A broken link (rare): its legs gathered, in file order.
+            let indices = second < 0 ? [first] : crowded.contains(first)
+                ? transactions.indices.filter { transactions[$0].linkedId == link } : [first, second]
+            if indices.contains(where: excluded.contains) { continue }
             let legs = indices.map { transactions[$0] }
             if legs.count == 1 && legs[0].type == .transferIn { continue }
             if LinkKind.fault(of: legs, link: link) != nil {
