@@ -32,8 +32,8 @@ final class PerformanceCLITests: XCTestCase {
     func testExampleMToTheCentAndTheBasisPoint() throws {
         let s = exampleM()
         let p = try json(s, ["performance", "--period", "2024"])
-        XCTAssertEqual(p.keys.sorted(), ["days", "endValue", "flows", "gain", "irr", "netFlows", "since", "startValue", "twr",
-                                         "twrAnnualized", "until"])
+        XCTAssertEqual(p.keys.sorted(), ["days", "endValue", "flows", "gain", "irr", "movedAtMarketValue", "netFlows", "since", "startValue",
+                                         "summaryTotalPnL", "twr", "twrAnnualized", "until"])
         XCTAssertEqual(p["since"] as? String, "2024-01-01")
         XCTAssertEqual(p["until"] as? String, "2024-12-31")
         XCTAssertEqual(p["days"] as? Int, 366)

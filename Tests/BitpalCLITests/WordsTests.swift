@@ -60,3 +60,28 @@ final class WordsTests: XCTestCase {
         XCTAssertEqual(json.count, 2)
     }
 }
+
+/// "How am I doing" has one answer with its gap named: the all-time gain and summary's total P&L differ
+/// by what moved in or out, at market value in one, at basis in the other.
+final class TwoAnswersTests: XCTestCase {
+    func testTheGapBetweenGainAndTotalPnLIsNamed() throws {
+        let s = Sandbox()  // 2024-06-01 12:00 UTC
+        s.ok(["portfolio", "add", "cold"])
+        s.ok(["add", "buy", "btc", "1", "20000", "--date", "2024-01-01"])
+        s.ok(["price", "set", "btc", "30000", "--date", "2024-03-01"])
+        s.ok(["move", "btc", "0.5", "--to", "cold", "--date", "2024-03-02"])
+        s.ok(["price", "set", "btc", "40000", "--date", "2024-05-01"])
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["summary", "--json"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["totalPnL"] as? String, "10000.00")  // 0.5 BTC: 20,000 − 10,000 of basis
+        let perf = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["performance", "--json"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(perf["gain"] as? String, "15000.00")         // the move out counts at 15,000, not 10,000
+        XCTAssertEqual(perf["summaryTotalPnL"] as? String, "10000.00")
+        XCTAssertEqual(perf["movedAtMarketValue"] as? String, "5000.00")
+        XCTAssertTrue(s.ok(["performance"]).out.contains("Summary's P&L  +$10,000.00  the gain less +$5,000.00"))
+        let path = s.dir + "/page.html"
+        s.ok(["report", "--html", path])
+        XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("the summary's total P&amp;L plus +$5,000.00"))
+        // A shorter period has no such line (the summary covers the whole history).
+        XCTAssertTrue(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["performance", "--since", "2024-02-01", "--json"]).out.utf8)) as? [String: Any])["summaryTotalPnL"] is NSNull)
+    }
+}

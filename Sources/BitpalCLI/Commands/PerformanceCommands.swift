@@ -239,12 +239,17 @@ struct PerformanceCommand: Command {
         }
         let p = timeline.performance(since: since, until: until)
         context.warnPartial(days: p.partialDays, unpriced: p.unpriced, what: "the period")
+        // Over the whole history, the gain and summary's total P&L answer one question two ways: name the gap.
+        let whole = since == timeline.firstDay && until == timeline.today
+        let summaryPnL = whole ? try context.reports(refresh: false, all: all, currency: currency).summary().totalPnL : nil
+        let gap = summaryPnL.flatMap { try? p.gain - $0 }
         if context.json {
             context.printJSON(.object([
                 ("since", .string(p.since.description)), ("until", .string(p.until.description)), ("days", .number(String(p.days))),
                 ("startValue", ReportJSON.money(p.startValue)), ("endValue", ReportJSON.money(p.endValue)),
                 ("netFlows", ReportJSON.money(p.netFlows)), ("gain", ReportJSON.money(p.gain)),
                 ("twr", ReportJSON.rate(p.twr)), ("twrAnnualized", ReportJSON.rate(p.twrAnnualized)), ("irr", ReportJSON.rate(p.irr)),
+                ("summaryTotalPnL", ReportJSON.money(summaryPnL)), ("movedAtMarketValue", ReportJSON.money(gap)),
                 ("flows", .array(p.flows.map { f in
                     .object([("date", .string(f.date.description)), ("kind", .string(f.kind.rawValue)),
                              ("transactionId", .string(UUIDText.lowercased(f.transactionId))), ("amount", ReportJSON.money(f.amount))])
@@ -259,8 +264,12 @@ struct PerformanceCommand: Command {
         rows.add([.init("Start value"), .init(Human.money(p.startValue)), .init("at the end of \(p.since.adding(days: -1))")])
         rows.add([.init("End value"), .init(Human.money(p.endValue)), .init("at the end of \(p.until)")])
         rows.add([.init("Net flows"), .init(Human.signedMoney(p.netFlows)),
-                  .init("\(p.flows.count) flow\(p.flows.count == 1 ? "" : "s"): money put in, less taken out")])
+                  .init("\(p.flows.count) flow\(p.flows.count == 1 ? "" : "s"): money put in, less taken out (assets moved at their market value)")])
         rows.add([.init("Gain"), .init(Human.signedMoney(p.gain), paint: { style.pnl($0, p.gain) }), .init("end − start − net flows")])
+        if let summaryPnL, let gap, DecimalFormatting.money(gap) != "0.00" {
+            rows.add([.init("Summary's P&L"), .init(Human.signedMoney(summaryPnL)),
+                      .init("the gain less \(Human.signedMoney(gap)): assets moved in or out count here at their market value, in 'summary' at their basis")])
+        }
         let twrNote = p.twrAnnualized.map { "time-weighted; \(Human.rate($0)) a year" } ?? "time-weighted: the investments' own return"
         rows.add([.init("TWR"), .init(Human.rate(p.twr), paint: { style.pnl($0, rate: p.twr) }),
                   .init(twrNote)])

@@ -244,7 +244,7 @@ struct SummaryCommand: Command {
             rows.add([.init("  holdings"), .init(nothingPriced ? "—" : Human.money(s.holdingsValue)), .init("")])
             rows.add([.init("  cash"), .init(Human.money(cash)), .init("")])
         }
-        if let deposits = s.netDeposits { rows.add([.init("Net deposits"), .init(Human.money(deposits)), .init("money put in, less taken out")]) }
+        if let deposits = s.netDeposits { rows.add([.init("Net deposits"), .init(Human.money(deposits)), .init("money put in, less taken out (assets moved in or out at their basis)")]) }
         rows.add([.init("Open cost"), .init(Human.money(s.totalOpenCost)), .init("")])
         rows.add([.init("Closed cost"), .init(Human.money(s.totalClosedCost)), .init("")])
         rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }),

@@ -250,6 +250,11 @@ struct ReportPage {
             warning = "<p class=\"warn\">\(all.partialDays) day\(all.partialDays == 1 ? "" : "s") left out something held for want of a price or rate "
                 + "(\(HTMLPage.escape(missing))); record one with 'bitpal price set ASSET PRICE --date D' (or 'bitpal fx set').</p>"
         }
+        // The all-time gain and the summary's total P&L: one question, two answers; the gap named.
+        if let all = periods.first?.1, let gap = try? all.gain - reports.summary().totalPnL, DecimalFormatting.money(gap) != "0.00" {
+            warning += "<p class=\"muted\">The all-time gain is the summary's total P&amp;L plus \(HTMLPage.escape(Human.signedMoney(gap))): "
+                + "assets moved in or out count here at their market value, in the summary at their basis.</p>"
+        }
         return "<section><h2>Performance</h2>" + warning + "<p class=\"muted\">TWR: the investments' own return, not fooled by money in and out "
             + "(a year's rate beyond 366 days); IRR: the money-weighted rate a year (Act/365). As 'performance --period max' and '--period YYYY'.</p>"
             + HTMLPage.table([("Period", false), ("Start", true), ("End", true), ("Net flows", true), ("Gain", true), ("TWR", true), ("IRR", true)],
