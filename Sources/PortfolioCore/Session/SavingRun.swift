@@ -67,7 +67,7 @@ public enum SavingPlanError: Error, CustomStringConvertible {
 /// in the currency it is bought in, at or before the end of the due date; and what else a due
 /// date needs to be recorded (the rate into the portfolio's base).
 ///
-/// Deviation, stated in the README: a quote more than `maxAgeDays` days older than the due date is
+/// Deviation, stated in the manual (Deviations): a quote more than `maxAgeDays` days older than the due date is
 /// not usable, so a machine that was off (and offline) never buys at a price weeks old.
 public struct SavingPrices {
     public static let maxAgeDays: Int64 = 7
