@@ -34,7 +34,8 @@ final class CLITests: XCTestCase {
               "profitLoss": "37500.00",
               "profitLossPercentage": "71.43",
               "priceUpdatedAt": "2024-06-01T11:30:00Z",
-              "priceStale": false
+              "priceStale": false,
+              "priceSource": "manual"
             }
           ],
           "totals": {
@@ -331,7 +332,7 @@ final class CLITests: XCTestCase {
         s.ok(["add", "buy", "ethereum", "2", "1000", "--fee", "10", "--date", "2024-01-01"])
         s.ok(["add", "sell", "ethereum", "2", "1500", "--fee", "15", "--date", "2024-02-01"])
         s.ok(["add", "buy", "shiba-inu", "100000000", "0.00000845", "--date", "2024-04-01", "--note", "tiny"])
-        s.ok(["add", "buy", "cardano", "1000", "0.5", "--date", "2024-04-02"])
+        s.ok(["add", "transfer-in", "cardano", "1000", "0.5", "--date", "2024-04-02"])  // received: no trade price to value it at
         s.ok(["price", "set", "shiba-inu", "0.00001", "--date", "2024-06-01T11:00:00Z"])
         let scenario = "example A (BTC 1 @ 30000, 1 @ 40000, sell 0.5 @ 50000; price 60000), a closed ETH cycle, SHIB, unpriced ADA"
         assertGolden("holdings", scenario: scenario, command: "bitpal holdings", output: s.ok(["holdings"]).out)

@@ -127,8 +127,9 @@ final class EdgeTests: XCTestCase {
 
     func testTotalsCoverPricedHoldingsAndSayWhatIsLeftOut() {
         let s = Sandbox()
-        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
-        s.ok(["add", "buy", "eth", "2", "10", "--date", "2024-01-01"])
+        // Received, not bought: no trade whose price could stand in for a quote.
+        s.ok(["add", "transfer-in", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "transfer-in", "eth", "2", "10", "--date", "2024-01-01"])
         let none = s.ok(["summary"]).out
         XCTAssertTrue(none.contains("Total value           —  no prices yet"), none)
         s.ok(["price", "set", "btc", "150", "--date", "2024-05-01"])  // a month old: stale
@@ -301,7 +302,7 @@ final class EdgeTests: XCTestCase {
 
     func testNothingPricedShowsNoValueAnywhere() {
         let s = Sandbox()
-        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])
+        s.ok(["add", "transfer-in", "btc", "1", "100", "--date", "2024-01-01"])  // no trade: nothing to value it at
         XCTAssertEqual(s.ok(["widget"]).out, "— (no prices yet)\n")
         let summary = s.ok(["summary"]).out
         XCTAssertTrue(summary.contains("Total P&L             —  no prices yet"), summary)

@@ -266,7 +266,7 @@ final class PerformanceCLITests: XCTestCase {
         }
         XCTAssertEqual(try twr(), "300.0000")
         s.ok(["asset", "add", "FLAT", "--name", "Flat", "--type", "real-estate"])
-        s.ok(["add", "buy", "FLAT", "1", "1", "--date", "2025-01-01"])
+        s.ok(["add", "transfer-in", "FLAT", "1", "1", "--date", "2025-01-01"])  // no trade: no price to infer
         // Day 1: 100 ÷ (0 + 101) − 1, then ×2 (to 200, sold), ×2 (50 to 100): 400/101 − 1 = 296.0396%.
         XCTAssertEqual(try twr(), "296.0396")
         let r = s.run(["performance", "--since", "2025-01-01", "--until", "2025-01-31"])

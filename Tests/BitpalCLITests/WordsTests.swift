@@ -85,3 +85,32 @@ final class TwoAnswersTests: XCTestCase {
         XCTAssertTrue(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["performance", "--since", "2024-02-01", "--json"]).out.utf8)) as? [String: Any])["summaryTotalPnL"] is NSNull)
     }
 }
+
+/// A holding never priced is valued at its latest trade's price, marked as such everywhere, with the warning kept.
+final class TradePriceTests: XCTestCase {
+    func testANeverPricedHoldingIsValuedAtItsLatestTrade() throws {
+        let s = Sandbox()  // 2024-06-01 12:00 UTC
+        s.ok(["asset", "add", "FLAT", "--name", "Flat", "--type", "real-estate"])
+        s.ok(["add", "buy", "FLAT", "1", "200000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "40000", "--date", "2024-01-01"])
+        s.ok(["price", "set", "btc", "50000", "--date", "2024-01-01"])
+        let table = s.ok(["holdings"])
+        XCTAssertTrue(table.out.contains("$200,000.00 (trade)"), table.out)
+        XCTAssertTrue(table.err.contains("FLAT has no price: valued at its latest trade's, $200,000.00 on 2024-01-01"), table.err)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["holdings", "--json"]).out.utf8)) as? [String: Any])
+        let flat = try XCTUnwrap((json["holdings"] as? [[String: Any]])?.first { $0["assetId"] as? String == "FLAT" })
+        XCTAssertEqual(flat["priceSource"] as? String, "trade")
+        XCTAssertEqual(flat["currentValue"] as? String, "200000.00")
+        XCTAssertEqual(flat["priceStale"] as? Bool, false)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["summary", "--json"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["totalValue"] as? String, "250000.00")
+        XCTAssertEqual(summary["unpricedCount"] as? Int, 0)
+        // Performance no longer sees a −100% for the flat: it is worth what it was bought at.
+        let perf = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["performance", "--json"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(perf["gain"] as? String, "10000.00")
+        XCTAssertEqual(perf["twr"] as? String, "4.1667")
+        // A price set by hand takes over.
+        s.ok(["price", "set", "FLAT", "210000"])
+        XCTAssertFalse(s.ok(["holdings"]).out.contains("(trade)"))
+    }
+}

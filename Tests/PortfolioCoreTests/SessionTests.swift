@@ -102,7 +102,8 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
             Issue.record("expected a notice that prices were not refreshed, got \(log.items)")
             return
         }
-        #expect(first.holdings(sort: .value, byPortfolio: false).holdings.first { $0.asset.id == "bitcoin" }?.currentValue == nil)
+        // No quote at all: valued at its latest trade, and said to be.
+        #expect(first.holdings(sort: .value, byPortfolio: false).holdings.first { $0.asset.id == "bitcoin" }?.quote?.source == .trade)
 
         // Two minutes later the failure is remembered: no request, and a notice saying until when.
         let asked = failing.paths.count

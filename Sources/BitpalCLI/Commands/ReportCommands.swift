@@ -19,6 +19,12 @@ extension Context {
 
     /// Names every rate a report lacked, and what is counted apart for it (never left out in silence).
     func warnWhatTotalsLeaveOut(_ report: HoldingsReport) {
+        // A holding never priced is valued at its latest trade: said, with the price and its day.
+        for h in report.holdings {
+            guard let q = h.quote, q.source == .trade else { continue }
+            warn("\(assetLabel(h.asset.id).symbol.uppercased()) has no price: valued at its latest trade's, "
+                + "\(Human.showing(q.currency) { Human.price(q.price) }) on \(Human.day(q.time, in: timeZone)); set one with 'bitpal price set \(h.asset.id) PRICE'")
+        }
         for pair in report.missingRates {
             let from = pair.prefix(3), to = pair.suffix(3)
             warn("no \(pair) rate is known, so what is held or priced in \(from) is left unpriced; record one with 'bitpal fx set \(from) \(to) RATE'")
@@ -127,7 +133,7 @@ struct HoldingsCommand: Command {
             ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
         let lead: [Table.Cell] = byPortfolio ? [.init("TOTAL")] : []
         for h in report.holdings {
-            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : "") } ?? "—"
+            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : q.source == .trade ? " (trade)" : "") } ?? "—"
             table.add((byPortfolio ? [.init(TextEscaping.escaped(h.portfolio ?? ""))] : []) + [
                 .init(TextEscaping.escaped(h.asset.symbol.uppercased())), .init(TextEscaping.escaped(h.asset.name)),
                 .init(h.asset.type.rawValue), .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),

@@ -126,7 +126,7 @@ struct ReportPage {
         var rows: [[Cell]] = []
         var details: [[Cell]] = []
         for h in report.holdings {
-            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : "") } ?? "—"
+            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : q.source == .trade ? " (trade)" : "") } ?? "—"
             rows.append([Cell(h.asset.symbol.uppercased()), Cell(Human.quantity(h.totalAmount), numeric: true),
                          Cell(Human.money(h.totalCost), numeric: true), Cell(h.currentValue.map(Human.money) ?? "—", numeric: true),
                          .signed(h.profitLoss.map(Human.signedMoney) ?? "—"), .signed(Human.percent(h.profitLossPercentage))])
@@ -161,7 +161,12 @@ struct ReportPage {
 
     /// What the CLI warns about the holdings' totals, as sentences for the page.
     private func warningLines(_ report: HoldingsReport) -> [String] {
-        var lines = report.missingRates.map { pair in
+        var lines = report.holdings.compactMap { h -> String? in
+            guard let q = h.quote, q.source == .trade else { return nil }
+            return "\(h.asset.symbol.uppercased()) has no price: valued at its latest trade's, \(Human.showing(q.currency) { Human.price(q.price) }) on "
+                + "\(Human.day(q.time, in: context.timeZone))."
+        }
+        lines += report.missingRates.map { pair in
             "No \(pair) rate is known, so what is held or priced in \(pair.prefix(3)) is left unpriced; record one with 'bitpal fx set \(pair.prefix(3)) \(pair.suffix(3)) RATE'."
         }
         if !report.unconverted.isEmpty {

@@ -38,6 +38,8 @@ enum ReportJSON {
             ("profitLossPercentage", percent(h.profitLossPercentage)),
             ("priceUpdatedAt", date(h.quote?.time)),
             ("priceStale", h.quote == nil ? .null : .bool(h.stale)),
+            // Where the price comes from: manual, coingecko, imported, or "trade" (a holding never priced, at its latest trade).
+            ("priceSource", .optional(h.quote?.source.rawValue)),
         ])
     }
 
@@ -47,7 +49,7 @@ enum ReportJSON {
             ("assetId", .null), ("symbol", .string(c.currency)), ("name", .string("Cash")), ("type", .string("cash")),
             ("totalAmount", .string(c.balance.trimmed(maxScale: 18))), ("avgCost", .null), ("totalCost", .null), ("currentPrice", .null),
             ("currentValue", money(c.value)), ("profitLoss", .null), ("profitLossPercentage", .null), ("priceUpdatedAt", .null),
-            ("priceStale", .null),
+            ("priceStale", .null), ("priceSource", .null),
         ])
     }
 

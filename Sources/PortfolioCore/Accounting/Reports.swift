@@ -225,8 +225,9 @@ public struct Reports: Sendable {
                 line.profitLoss = gain
                 line.profitLossPercentage = Percent.of(gain, basis)
                 // A registered asset's price is typed by hand: never "stale" (nothing could refresh it).
-                line.stale = PriceBook.isStale(q.time, now: now) && !Asset.isRegisteredID(key.assetId)
-                asOf = asOf.map { min($0, q.time) } ?? q.time
+                // A trade's price (a holding never priced) is not a quote that could be refreshed either.
+                line.stale = PriceBook.isStale(q.time, now: now) && !Asset.isRegisteredID(key.assetId) && q.source != .trade
+                if q.source != .trade { asOf = asOf.map { min($0, q.time) } ?? q.time }
                 // A sum past what is kept exactly is said to be too large, never taken for a missing price.
                 if let v2 = try? value + v, let c2 = try? cost + basis, let g2 = try? pnl + gain {
                     (value, cost, pnl) = (v2, c2, g2)

@@ -8,6 +8,8 @@ public enum QuoteSource: String, Sendable, Hashable {
     case coingecko
     /// Read from a price file (`price import`, `fx import`), kept in the price cache.
     case imported
+    /// The latest trade's price of a holding that has no quote at all (never stored: computed for a report).
+    case trade
 }
 
 /// One observed price of an asset (a coin's from the service, or any asset's typed by hand).

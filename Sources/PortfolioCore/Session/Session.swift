@@ -210,7 +210,28 @@ public final class Session {
             prices = try refreshIfNeeded(coins: coins, book: prices, currencies: Array(bases.union([base])).sorted())
             prices = refreshRatesIfNeeded(book, prices: prices, history: history)
         }
-        return (prices, base)
+        return (Self.withTradePrices(prices, book: book, ledger: ledger, portfolios: portfolios), base)
+    }
+
+    /// `prices` with a quote at each trade of an asset the portfolios hold (or held) that has no quote at
+    /// all — manual, fetched or imported, in any currency: a holding never priced is valued at its latest
+    /// trade's price (as hledger's `--infer-market-prices` and Portfolio Performance do), and the quote says
+    /// so (`.trade`). Nothing is scanned when every asset has a quote.
+    static func withTradePrices(_ prices: PriceBook, book: Book, ledger: Ledger, portfolios: Set<String>) -> PriceBook {
+        var lacking = Set<String>()
+        for key in ledger.positions.keys where portfolios.contains(key.portfolio) && !key.assetId.isEmpty && prices.latest(key.assetId) == nil {
+            lacking.insert(key.assetId)
+        }
+        if lacking.isEmpty { return prices }
+        var trades: [Quote] = []
+        for t in book.transactions where t.rule.price == .positive && lacking.contains(t.assetId) {
+            guard let price = t.priceValue, price.units > 0 else { continue }
+            let currency = t.currency ?? book.portfolio(named: t.portfolio)?.baseCurrency ?? "USD"
+            trades.append(Quote(coinId: t.assetId, price: price.decimal, time: t.date, source: .trade, currency: currency))
+        }
+        var out = prices
+        out.add(trades)
+        return out
     }
 
     // MARK: Names
