@@ -48,6 +48,13 @@ final class WordsTests: XCTestCase {
         XCTAssertTrue(s.ok(["cash", "deposit", "5"]).out.hasPrefix("Added deposit $5.00,"))
     }
 
+    func testPriceListNamesRegisteredAssets() {
+        let s = Sandbox()
+        s.ok(["asset", "add", "VWCE.DE", "--name", "Vanguard FTSE All-World", "--type", "etf", "--currency", "EUR"])
+        s.ok(["price", "set", "VWCE.DE", "110"])
+        XCTAssertTrue(s.ok(["price", "list"]).out.contains("VWCE.DE  Vanguard FTSE All-World"))
+    }
+
     func testExplainOfASwapShowsBothLegs() throws {
         let s = Sandbox()
         s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-01"])

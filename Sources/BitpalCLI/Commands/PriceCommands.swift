@@ -76,7 +76,7 @@ struct PriceListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let portfolio = try session.store.load()
+        let portfolio = try session.loadBook()  // remembers the registered assets, which name their quotes
         let quotes = session.priceBook(portfolio).latestQuotes.filter { !$0.coinId.hasPrefix("fx:") }  // rates: fx list
         if quotes.isEmpty && !context.json {
             context.out("No prices yet. Fetch them with 'bitpal price refresh' or set one with 'bitpal price set COIN PRICE'.\n")
