@@ -303,11 +303,9 @@ public enum TransactionImport {
                         if v < 2 { throw r.error("unknown export version \(v)") }
                         version = v
                     case "portfolios":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.portfolios.append(try PortfolioCodec.readPortfolio(&r)) }
+                        doc.portfolios += try r.readArray(PortfolioCodec.readPortfolio)
                     case "assets":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.assets.append(try PortfolioCodec.readAsset(&r)) }
+                        doc.assets += try r.readArray(PortfolioCodec.readAsset)
                     case "transactions":
                         try r.beginArray()
                         while try r.nextElement() {
@@ -315,24 +313,14 @@ public enum TransactionImport {
                             doc.rows.append(try readRow(&r, item: item))
                         }
                     case "manualPrices":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.manualPrices.append(try PortfolioCodec.readManualPrice(&r)) }
+                        doc.manualPrices += try r.readArray(PortfolioCodec.readManualPrice)
                     case "defaultPortfolio": doc.defaultPortfolio = try r.readString()
-                    case "fxRates":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.fxRates.append(try PortfolioCodec.readRate(&r)) }
-                    case "plans":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.plans.append(try PortfolioCodec.readPlan(&r)) }
-                    case "savingPlans":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.savingPlans.append(try SavingPlan.fields.read(&r)) }
-                    case "alerts":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.alerts.append(try PriceAlert.fields.read(&r)) }
-                    case "watchlist":
-                        try r.beginArray()
-                        while try r.nextElement() { doc.watchlist.append(try PortfolioCodec.readWatchEntry(&r)) }
+                    // The rest of the book, read as the store reads it.
+                    case "fxRates": doc.fxRates = try r.readArray(PortfolioCodec.readRate)
+                    case "plans": doc.plans = try r.readArray(PortfolioCodec.readPlan)
+                    case "savingPlans": doc.savingPlans = try r.readArray { r throws(JSONReadError) in try SavingPlan.fields.read(&r) }
+                    case "alerts": doc.alerts = try r.readArray { r throws(JSONReadError) in try PriceAlert.fields.read(&r) }
+                    case "watchlist": doc.watchlist = try r.readArray(PortfolioCodec.readWatchEntry)
                     default:
                         try r.skipValue()
                     }

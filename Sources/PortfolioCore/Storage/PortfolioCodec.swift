@@ -366,11 +366,9 @@ public enum PortfolioCodec {
                     defaultPortfolio = try r.readString()
                 case "portfolios":
                     sawPortfolios = true
-                    try r.beginArray()
-                    while try r.nextElement() { p.portfolios.append(try readPortfolio(&r)) }
+                    p.portfolios += try r.readArray(readPortfolio)
                 case "assets":
-                    try r.beginArray()
-                    while try r.nextElement() { p.assets.append(try readAsset(&r)) }
+                    p.assets += try r.readArray(readAsset)
                 case "transactions":
                     p.transactions.reserveCapacity(buffer.count / 170)
                     try r.beginArray()
@@ -430,23 +428,13 @@ public enum PortfolioCodec {
                         }
                     }
                 case "watchlist":
-                    try r.beginArray()
-                    while try r.nextElement() { p.watchlist.append(try readWatchEntry(&r)) }
+                    p.watchlist += try r.readArray(readWatchEntry)
                 case "manualPrices":
-                    try r.beginArray()
-                    while try r.nextElement() { p.manualPrices.append(try readManualPrice(&r)) }
-                case "fxRates":
-                    try r.beginArray()
-                    while try r.nextElement() { p.fxRates.append(try readRate(&r)) }
-                case "plans":
-                    try r.beginArray()
-                    while try r.nextElement() { p.plans.append(try readPlan(&r)) }
-                case "savingPlans":
-                    try r.beginArray()
-                    while try r.nextElement() { p.savingPlans.append(try SavingPlan.fields.read(&r)) }
-                case "alerts":
-                    try r.beginArray()
-                    while try r.nextElement() { p.alerts.append(try PriceAlert.fields.read(&r)) }
+                    p.manualPrices += try r.readArray(readManualPrice)
+                case "fxRates": p.fxRates += try r.readArray(readRate)
+                case "plans": p.plans += try r.readArray(readPlan)
+                case "savingPlans": p.savingPlans += try r.readArray { r throws(JSONReadError) in try SavingPlan.fields.read(&r) }
+                case "alerts": p.alerts += try r.readArray { r throws(JSONReadError) in try PriceAlert.fields.read(&r) }
                 default:
                     r.skipSpace()
                     let start = r.mark

@@ -193,6 +193,14 @@ public struct JSONReader {
         return key
     }
 
+    /// A whole array, each element read by `element`.
+    public mutating func readArray<T>(_ element: (inout JSONReader) throws(JSONReadError) -> T) throws(JSONReadError) -> [T] {
+        var out: [T] = []
+        try beginArray()
+        while try nextElement() { out.append(try element(&self)) }
+        return out
+    }
+
     public mutating func beginArray() throws(JSONReadError) {
         try expect(UInt8(ascii: "["), "expected '['")
         try enter()
