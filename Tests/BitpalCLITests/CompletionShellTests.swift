@@ -69,6 +69,19 @@ final class CompletionShellTests: XCTestCase {
         }, buy: buy)
     }
 
+    /// A `--data-dir` typed on the line is the book the lists come from, whatever BITPAL_HOME says.
+    func testTheListsComeFromTheDataDirOnTheLine() throws {
+        let (home, _) = try book()
+        let binary = try bitpalBinary()
+        let script = try runProcess(binary, ["completions", "bash"], env: [:]).out
+        let path = home + "/completion.bash"
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        let words = [binary, "--data-dir", home, "-p", ""].map { "'" + $0 + "'" }.joined(separator: " ")
+        let program = "source '\(path)'; COMP_WORDS=(\(words)); COMP_CWORD=4; _bitpal; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let r = try runProcess("/bin/bash", ["--norc", "-c", program], env: ["PATH": "/usr/bin:/bin", "BITPAL_HOME": home + "/elsewhere"])
+        XCTAssertEqual(Set(r.out.split(separator: "\n").map(String.init)), ["main", "trading"], r.err)
+    }
+
     /// zsh: the script installed in fpath as `_bitpal`, autoloaded on the first TAB as compinit would,
     /// with compadd and _describe recording what would be offered.
     func testZsh() throws {

@@ -62,6 +62,26 @@ final class MoneyDefectTests: XCTestCase {
         XCTAssertTrue(s.ok(["summary", "--all"]).err.contains("SAP in 'eu'"))
     }
 
+    /// A portfolio with nothing open but a realized gain in a base with no rate is named and left out of
+    /// the --all totals, never added as if in dollars nor shown at $0.00.
+    func testAClosedPortfolioThatCannotBeConvertedIsNamedAndLeftOut() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["-p", "eu", "add", "buy", "btc", "0.01", "50000", "--date", "2024-01-02"])
+        s.ok(["-p", "eu", "add", "sell", "btc", "0.01", "60000", "--date", "2024-01-03"])
+        s.ok(["add", "buy", "btc", "0.1", "40000", "--date", "2024-01-02"])
+        s.ok(["price", "set", "btc", "50000", "--date", "2024-05-01"])
+        let all = s.ok(["summary", "--all"])
+        XCTAssertTrue(all.out.contains("Realized P&L         $0.00"), all.out)  // eu's €100 is not $100
+        XCTAssertTrue(all.err.contains("the figures of 'eu' (EUR) are left out of these totals"), all.err)
+        XCTAssertFalse(all.out.contains("converted to USD"), all.out)
+        XCTAssertEqual(try json(s, ["summary", "--all", "--json"])["unconvertedPortfolios"] as? [String], ["eu"])
+        let closed = s.ok(["closed", "--all"])
+        XCTAssertFalse(closed.out.contains("$0.00"), closed.out)
+        XCTAssertTrue(closed.err.contains("'eu' (EUR) are left out"), closed.err)
+        XCTAssertTrue(s.ok(["-p", "eu", "summary"]).out.contains("Realized P&L    +€100.00"))
+    }
+
     // MARK: The defects the one-model issue measured (its item 6)
 
     func testAllocationWithoutATargetShowsHeldClassesAtZero() throws {
@@ -122,6 +142,11 @@ final class MoneyDefectTests: XCTestCase {
         s.ok(["move", "btc", "0.5", "--to", "eu", "--date", "2024-02-01", "--fx-rate", "0.9"])
         XCTAssertTrue(s.ok(["-p", "eu", "holdings", "--json"]).out.contains(#""totalCost": "45.00""#))
         let id = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .buy }).id.uuidString.lowercased()
+        // A move's receiving leg takes a new rate between the two bases, but no currency of its own.
+        let incoming = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .transferIn }).id.uuidString.lowercased()
+        s.ok(["edit", incoming, "--fx-rate", "0.5"])
+        XCTAssertTrue(s.ok(["-p", "eu", "holdings", "--json"]).out.contains(#""totalCost": "25.00""#))
+        XCTAssertEqual(s.run(["edit", incoming, "--currency", "GBP", "--fx-rate", "0.5"]).code, .usage)
         s.ok(["edit", id, "--currency", "EUR", "--fx-rate", "1.1"])
         let buy = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .buy })
         XCTAssertEqual(buy.currency, "EUR")

@@ -120,4 +120,22 @@ final class TradePriceTests: XCTestCase {
         s.ok(["price", "set", "FLAT", "210000"])
         XCTAssertFalse(s.ok(["holdings"]).out.contains("(trade)"))
     }
+
+    /// A trade before a split is worth the split's units: 10 at $100, then 2:1, is 20 at $50 (no gain), and 1:2 is 5 at $200.
+    func testATradePriceFollowsTheSplitsAfterIt() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "ZZ", "--name", "Z", "--type", "stock"])
+        s.ok(["asset", "add", "YY", "--name", "Y", "--type", "stock"])
+        s.ok(["add", "buy", "ZZ", "10", "100", "--date", "2024-01-01"])
+        s.ok(["add", "split", "ZZ", "2:1", "--date", "2024-02-01"])
+        s.ok(["add", "buy", "YY", "10", "100", "--date", "2024-01-01"])
+        s.ok(["add", "split", "YY", "1:2", "--date", "2024-02-01"])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["holdings", "--json"]).out.utf8)) as? [String: Any])
+        let rows = try XCTUnwrap(json["holdings"] as? [[String: Any]])
+        for id in ["ZZ", "YY"] {
+            let row = try XCTUnwrap(rows.first { $0["assetId"] as? String == id })
+            XCTAssertEqual(row["currentValue"] as? String, "1000.00", id)
+            XCTAssertEqual(row["profitLoss"] as? String, "0.00", id)
+        }
+    }
 }

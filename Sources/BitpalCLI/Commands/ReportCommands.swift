@@ -42,6 +42,12 @@ extension Context {
     /// Says that some figures are converted from another base (a view at today's rates).
     /// With `shown`, only the portfolios that have rows in the report (a portfolio with none converted nothing).
     func noteConversion(_ reports: Reports, shown: Set<String>? = nil) {
+        // A portfolio whose base has no rate today is named, never taken as converted (nor as zero).
+        for name in reports.unconvertiblePortfolios {
+            let base = reports.portfolioBases[name] ?? "?"
+            warn("no \(base)→\(reports.baseCurrency) rate is known, so the figures of '\(TextEscaping.escaped(name))' (\(base)) are left out of "
+                + "these totals; record one with 'bitpal fx set \(base) \(reports.baseCurrency) RATE'")
+        }
         let converted = reports.convertedPortfolios.filter { shown?.contains($0) ?? true }
         guard !converted.isEmpty else { return }
         let names = converted.map { "'\(TextEscaping.escaped($0))' (\(reports.portfolioBases[$0] ?? "?"))" }.joined(separator: ", ")
@@ -195,6 +201,7 @@ struct ClosedCommand: Command {
         }
         if lines.isEmpty {
             context.out("No closed positions yet: a position closes when you sell all of it.\n")
+            context.noteConversion(reports, shown: [])  // names a portfolio left out for want of a rate
             return .success
         }
         let style = context.style
@@ -238,7 +245,7 @@ struct SummaryCommand: Command {
         let s = reports.summary()
         context.warnWhatTotalsLeaveOut(reports.holdings())
         if context.json {
-            context.printJSON(ReportJSON.summary(s, currency: reports.baseCurrency))
+            context.printJSON(ReportJSON.summary(s, currency: reports.baseCurrency, unconverted: reports.unconvertiblePortfolios))
             return .success
         }
         let style = context.style

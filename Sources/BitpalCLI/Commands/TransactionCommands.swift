@@ -535,7 +535,15 @@ struct EditCommand: Command {
             }
             // The money's currency and its rate to the base, by the rules 'add' applies (a registered asset's own currency;
             // a rate only away from the base, the table's when none is given).
-            if currency != nil || fxRate != nil || ((newAsset != nil || type != nil) && t.currency != nil), t.rule.hasCurrency,
+            if linked && t.type == .transferIn && t.priceValue == nil && (currency != nil || fxRate != nil) {
+                // A move's receiving leg carries the basis that left, in no currency of its own: only the rate
+                // between the two bases (units of this portfolio's base per unit of the sending one's) may change.
+                if currency != nil { throw UsageError.conflict("a move's receiving leg takes its money from the leg that sends; give --fx-rate alone") }
+                if let fxRate {
+                    guard fxRate.units > 0 else { throw PortfolioError.priceNotPositive }
+                    t.fxRateValue = fxRate
+                }
+            } else if currency != nil || fxRate != nil || ((newAsset != nil || type != nil) && t.currency != nil), t.rule.hasCurrency,
                let portfolio = book.portfolio(named: t.portfolio) {
                 let code = try book.currency(given: currency ?? (newAsset != nil ? nil : t.currency), assetId: t.assetId, portfolio: portfolio)
                 let keep = currency == nil && fxRate == nil && code == t.currency ? t.fxRateValue : nil

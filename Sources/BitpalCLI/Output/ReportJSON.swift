@@ -107,9 +107,10 @@ enum ReportJSON {
         ])
     }
 
-    static func summary(_ s: PortfolioSummary, currency: String) -> JSONValue {
+    static func summary(_ s: PortfolioSummary, currency: String, unconverted: [String] = []) -> JSONValue {
         .object([
             ("currency", .string(currency)),
+            ("unconvertedPortfolios", .array(unconverted.map { .string($0) })),
             ("totalValue", money(s.totalValue)),
             ("holdingsValue", money(s.holdingsValue)),
             ("cashBalance", money(s.cashBalance)),

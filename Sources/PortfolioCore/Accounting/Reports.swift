@@ -158,7 +158,18 @@ public struct Reports: Sendable {
 
     /// The chosen portfolios whose base is not the report's: their costs and sums are shown converted.
     public var convertedPortfolios: [String] {
-        portfolioBases.filter { includes($0.key) && $0.value != baseCurrency }.map(\.key).sorted()
+        portfolioBases.filter { includes($0.key) && $0.value != baseCurrency && !unconvertible($0.key) }.map(\.key).sorted()
+    }
+
+    /// The chosen portfolios in another base with no rate into the report's today: none of their
+    /// figures can be shown converted, so every total leaves them out, and says so.
+    public var unconvertiblePortfolios: [String] {
+        portfolioBases.filter { includes($0.key) && unconvertible($0.key) }.map(\.key).sorted()
+    }
+
+    private func unconvertible(_ name: String) -> Bool {
+        guard let base = portfolioBases[name], base != baseCurrency else { return false }
+        return rates.rate(from: base, to: baseCurrency, on: now) == nil
     }
 
     /// `money` of portfolio `name`'s base in the report's currency at today's rate (`nil` without a rate).
@@ -296,9 +307,11 @@ public struct Reports: Sendable {
 
     /// The realized and income sums of the chosen portfolios, each converted from its base.
     private var convertedTotals: LedgerTotals {
-        guard !convertedPortfolios.isEmpty else { return (try? ledger.totals(for: portfolios)) ?? LedgerTotals() }
+        let foreign = portfolioBases.contains { includes($0.key) && $0.value != baseCurrency }
+        guard foreign else { return (try? ledger.totals(for: portfolios)) ?? LedgerTotals() }
         var sum = LedgerTotals()
-        for (name, t) in ledger.portfolioTotals where includes(name) {
+        // A portfolio that cannot be converted is left out (and named), never added as if in this currency.
+        for (name, t) in ledger.portfolioTotals where includes(name) && !unconvertible(name) {
             func c(_ v: Exact36) -> Exact36 { fromBase(of: name, v) ?? .zero }
             var x = LedgerTotals()
             x.realized = c(t.realized)
@@ -327,7 +340,8 @@ public struct Reports: Sendable {
 
     /// Closed cycles of the chosen portfolios, most recently closed first.
     public func closed() -> [ClosedLine] {
-        ledger.closed.enumerated().filter { includes($0.element.portfolio) }.sorted { a, b in
+        // A portfolio that cannot be converted is left out (and named by the front end), never shown at zero.
+        ledger.closed.enumerated().filter { includes($0.element.portfolio) && !unconvertible($0.element.portfolio) }.sorted { a, b in
             a.element.closedDate != b.element.closedDate
                 ? a.element.closedDate > b.element.closedDate : a.offset > b.offset
         }.map { ClosedLine(asset: asset($0.element.assetId), position: converted($0.element)) }
@@ -367,7 +381,7 @@ public struct Reports: Sendable {
     /// oldest first, or grouped.
     public func income(year: Int? = nil, by grouping: IncomeGrouping? = nil) -> IncomeReport {
         var rows: [IncomeEvent] = []
-        for var e in ledger.income where includes(e.portfolio) {
+        for var e in ledger.income where includes(e.portfolio) && !unconvertible(e.portfolio) {
             if let year, Int(ISODate.format(e.date).prefix(4)) != year { continue }
             if portfolioBases[e.portfolio].map({ $0 != baseCurrency }) ?? false {
                 e.gross = fromBase(of: e.portfolio, e.gross) ?? .zero

@@ -606,23 +606,19 @@ public enum TransactionImport {
             merged.fxRates.append(r)
             outcome.addedSettings += 1
         }
-        func sameName(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
-        for p in doc.plans {
-            if let existing = merged.plans.first(where: { sameName($0.name, p.name) }) {
-                if existing != p { problems.append("plan '\(TextEscaping.escaped(p.name))' exists with other settings; rename one of them") }
-                continue
+        /// Records found by name (any case): the same one is skipped, another of that name is a problem.
+        func mergeNamed<T: Equatable>(_ incoming: [T], into existing: inout [T], what: String, name: (T) -> String) {
+            for p in incoming {
+                if let found = existing.first(where: { name($0).lowercased() == name(p).lowercased() }) {
+                    if found != p { problems.append("\(what) '\(TextEscaping.escaped(name(p)))' exists with other settings; rename one of them") }
+                    continue
+                }
+                existing.append(p)
+                outcome.addedSettings += 1
             }
-            merged.plans.append(p)
-            outcome.addedSettings += 1
         }
-        for p in doc.savingPlans {
-            if let existing = merged.savingPlans.first(where: { sameName($0.name, p.name) }) {
-                if existing != p { problems.append("saving plan '\(TextEscaping.escaped(p.name))' exists with other settings; rename one of them") }
-                continue
-            }
-            merged.savingPlans.append(p)
-            outcome.addedSettings += 1
-        }
+        mergeNamed(doc.plans, into: &merged.plans, what: "plan") { $0.name }
+        mergeNamed(doc.savingPlans, into: &merged.savingPlans, what: "saving plan") { $0.name }
         for var a in doc.alerts {
             func same(_ b: PriceAlert) -> Bool {
                 b.assetId == a.assetId && b.condition == a.condition && b.threshold == a.threshold && b.currency == a.currency

@@ -228,7 +228,7 @@ public struct CoinGeckoClient: Sendable {
         }
         let latest = now.addingTimeInterval(3600)
         // The window asked for, and a day of slack for the first daily point: a point outside it is not an answer to the question.
-        let earliest = now.addingTimeInterval(-Double(days + 1) * 86_400)
+        let earliest = now.addingTimeInterval(-TimeInterval((days + 1) * 86_400))
         var byTime: [Int64: Quote] = [:]
         var ignored = 0
         for (stamp, value) in chart.prices {

@@ -223,14 +223,27 @@ public final class Session {
             lacking.insert(key.assetId)
         }
         if lacking.isEmpty { return prices }
-        var trades: [Quote] = []
-        for t in book.transactions where t.rule.price == .positive && lacking.contains(t.assetId) {
-            guard let price = t.priceValue, price.units > 0 else { continue }
-            let currency = t.currency ?? book.portfolio(named: t.portfolio)?.baseCurrency ?? "USD"
-            trades.append(Quote(coinId: t.assetId, price: price.decimal, time: t.date, source: .trade, currency: currency))
+        var trades: [(t: Transaction, price: Decimal)] = []
+        // The splits of each position after a trade make its price today's units' price (a 2:1 split halves it).
+        var splits: [PositionKey: [(date: Date, ratio: Decimal)]] = [:]
+        for t in book.transactions where lacking.contains(t.assetId) {
+            if t.type == .split {
+                let old = t.priceValue?.decimal ?? 1
+                guard !old.isZero else { continue }
+                splits[PositionKey(portfolio: t.portfolio, assetId: t.assetId), default: []].append((t.date, t.amountValue.decimal / old))
+            } else if t.rule.price == .positive, let price = t.priceValue, price.units > 0 {
+                trades.append((t, price.decimal))
+            }
         }
         var out = prices
-        out.add(trades)
+        out.add(trades.map { trade in
+            var price = trade.price
+            for split in splits[PositionKey(portfolio: trade.t.portfolio, assetId: trade.t.assetId)] ?? [] where split.date > trade.t.date {
+                price /= split.ratio
+            }
+            let currency = trade.t.currency ?? book.portfolio(named: trade.t.portfolio)?.baseCurrency ?? "USD"
+            return Quote(coinId: trade.t.assetId, price: price, time: trade.t.date, source: .trade, currency: currency)
+        })
         return out
     }
 
