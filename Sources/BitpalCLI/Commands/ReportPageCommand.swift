@@ -142,7 +142,7 @@ struct ReportPage {
                                  Cell(""), Cell(Human.money(report.totalCost), numeric: true),
                                  Cell(Human.money(report.holdingsValue), numeric: true), .signed(Human.signedMoney(report.unrealizedPnL)),
                                  .signed(Human.percent(report.unrealizedPnLPercentage))]]
-        if let cash = report.cashBalance {
+        if report.cashBalance != nil {
             footer.append([Cell("With cash"), Cell(""), Cell(""), Cell(Human.money(report.totalValue), numeric: true), Cell(""), Cell("")])
         }
         let headers: [(String, Bool)] = [("Asset", false), ("Amount", true), ("Cost basis", true), ("Value", true), ("P&L", true), ("P&L %", true)]
