@@ -48,6 +48,16 @@ final class WordsTests: XCTestCase {
         XCTAssertTrue(s.ok(["cash", "deposit", "5"]).out.hasPrefix("Added deposit $5.00,"))
     }
 
+    func testACashExchangeIsOneLineInItsPortfolioWithBothCurrencies() {
+        let s = Sandbox()
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
+        s.ok(["-p", "eu", "cash", "deposit", "1000", "--date", "2024-01-01"])
+        s.ok(["-p", "eu", "cash", "exchange", "500", "EUR", "USD", "--rate", "1.1", "--date", "2024-01-02"])
+        let list = s.ok(["list", "--all"]).out
+        XCTAssertTrue(list.contains("eu         ") && !list.contains("eu → eu"), list)
+        XCTAssertTrue(list.contains("EUR → USD  €500.00 → $550.00"), list)
+    }
+
     func testPriceListNamesRegisteredAssets() {
         let s = Sandbox()
         s.ok(["asset", "add", "VWCE.DE", "--name", "Vanguard FTSE All-World", "--type", "etf", "--currency", "EUR"])

@@ -406,11 +406,18 @@ struct ListCommand: Command {
                 let o = legs[1]
                 let kind = ListCommand.kind(of: legs)
                 let swap = kind == "swap", cash = kind == "transfer" || kind == "exchange"
-                if showPortfolio { row.append(.init(swap ? TextEscaping.escaped(t.portfolio) : "\(TextEscaping.escaped(t.portfolio)) → \(TextEscaping.escaped(o.portfolio))")) }
+                let exchange = kind == "exchange"
+                // A link inside one portfolio (a swap, a cash exchange) names it once; an exchange shows both currencies.
+                if showPortfolio {
+                    row.append(.init(t.portfolio == o.portfolio ? TextEscaping.escaped(t.portfolio)
+                                     : "\(TextEscaping.escaped(t.portfolio)) → \(TextEscaping.escaped(o.portfolio))"))
+                }
+                let exchanged = Human.showing(t.currency) { Human.money(t.amountValue.decimal) } + " → "
+                    + Human.showing(o.currency) { Human.money(o.amountValue.decimal) }
                 row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(kind),
-                        .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : cash ? "" : sym(t.assetId)),
+                        .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : exchange ? "\(t.currency ?? "") → \(o.currency ?? "")" : cash ? "" : sym(t.assetId)),
                         .init(swap ? "\(Human.quantity(t.amount)) → \(Human.quantity(o.amount))"
-                              : cash ? Human.money(t.amountValue.decimal) : Human.quantity(t.amount)),
+                              : exchange ? exchanged : cash ? Human.money(t.amountValue.decimal) : Human.quantity(t.amount)),
                         .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee) : ""), .init(swap ? Human.money(t.gross) : cash ? Human.money(t.total) : ""),
                         .init(TextEscaping.escaped(t.notes ?? ""))]
             } else {
