@@ -58,6 +58,18 @@ final class WordsTests: XCTestCase {
         XCTAssertTrue(list.contains("EUR → USD  €500.00 → $550.00"), list)
     }
 
+    /// `income --by year` counts in the reader's calendar, as `gains` does: a Tokyo New Year's dividend is the new year's.
+    func testIncomeYearsAreLocal() throws {
+        let s = Sandbox(now: "2025-06-01T12:00:00Z")
+        s.variables["TZ"] = "Asia/Tokyo"
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock"])
+        s.ok(["add", "buy", "AAPL", "1", "100", "--date", "2024-12-01"])
+        s.ok(["add", "dividend", "AAPL", "5", "--date", "2025-01-01"])  // 2024-12-31 15:00 UTC
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["income", "--by", "year", "--json"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual((json["rows"] as? [[String: Any]])?.map { $0["group"] as? String }, ["2025"])
+        XCTAssertTrue(s.ok(["income", "--year", "2025"]).out.contains("$5.00"))
+    }
+
     func testPriceListNamesRegisteredAssets() {
         let s = Sandbox()
         s.ok(["asset", "add", "VWCE.DE", "--name", "Vanguard FTSE All-World", "--type", "etf", "--currency", "EUR"])

@@ -341,7 +341,7 @@ struct IncomeCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: false, all: all)
-        let report = reports.income(year: year, by: by)
+        let report = reports.income(year: year, by: by, timeZone: context.timeZone)
         let money = ReportJSON.money as (Exact36?) -> JSONValue
         func sums(_ s: IncomeReport.Sums) -> [(String, JSONValue)] {
             [("gross", money(s.gross)), ("taxWithheld", money(s.taxWithheld)), ("net", money(s.net))]

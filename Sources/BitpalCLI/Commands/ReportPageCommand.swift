@@ -268,11 +268,11 @@ struct ReportPage {
     }
 
     private func incomeSection() -> String {
-        let report = reports.income(by: .year)
+        let report = reports.income(by: .year, timeZone: context.timeZone)
         guard let groups = report.groups, !groups.isEmpty else { return "" }
         let rows = groups.map { g in [Cell(g.0), Cell(Human.money(g.1.gross), numeric: true), Cell(Human.money(g.1.taxWithheld), numeric: true),
                                       Cell(Human.money(g.1.net), numeric: true)] }
-        return "<section><h2>Income by year</h2><p class=\"muted\">Dividends, interest and rewards (years in UTC, as 'income --by year').</p>"
+        return "<section><h2>Income by year</h2><p class=\"muted\">Dividends, interest and rewards (years of your time zone, as 'income --by year').</p>"
             + HTMLPage.table([("Year", false), ("Gross", true), ("Tax withheld", true), ("Net", true)], rows,
                              footer: [[Cell("Total"), Cell(Human.money(report.totals.gross), numeric: true),
                                        Cell(Human.money(report.totals.taxWithheld), numeric: true), Cell(Human.money(report.totals.net), numeric: true)]])

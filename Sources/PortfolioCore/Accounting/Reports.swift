@@ -379,10 +379,13 @@ public struct Reports: Sendable {
 
     /// Dividends, interest and rewards of the chosen portfolios (in `year`, UTC, when given),
     /// oldest first, or grouped.
-    public func income(year: Int? = nil, by grouping: IncomeGrouping? = nil) -> IncomeReport {
+    /// Years and months are those of `timeZone`'s calendar, as `gains` counts them (a Tokyo dividend of
+    /// 2025-01-01 is 2025's there, whatever UTC says).
+    public func income(year: Int? = nil, by grouping: IncomeGrouping? = nil, timeZone: TimeZone = TimeZone(secondsFromGMT: 0) ?? .current) -> IncomeReport {
         var rows: [IncomeEvent] = []
+        func local(_ e: IncomeEvent) -> (Int64, Int64, Int64) { ISODate.localDay(of: e.date, in: timeZone) }
         for var e in ledger.income where includes(e.portfolio) && !unconvertible(e.portfolio) {
-            if let year, Int(ISODate.format(e.date).prefix(4)) != year { continue }
+            if let year, local(e).0 != Int64(year) { continue }
             if portfolioBases[e.portfolio].map({ $0 != baseCurrency }) ?? false {
                 e.gross = fromBase(of: e.portfolio, e.gross) ?? .zero
                 e.taxWithheld = fromBase(of: e.portfolio, e.taxWithheld) ?? .zero
@@ -398,8 +401,8 @@ public struct Reports: Sendable {
         for e in rows {
             let key: String = switch grouping {
             case .asset: e.assetId
-            case .month: String(ISODate.format(e.date).prefix(7))
-            case .year: String(ISODate.format(e.date).prefix(4))
+            case .month: String(ISODate.dayText(ISODate.days(fromCivil: local(e).0, local(e).1, 1)).prefix(7))
+            case .year: String(local(e).0)
             }
             if groups[key] == nil { order.append(key) }
             groups[key, default: IncomeReport.Sums()].add(e)
