@@ -128,6 +128,22 @@ final class CostBasisCLITests: XCTestCase {
         XCTAssertEqual(pool[0]["basis"] as? String, "60000.00")
     }
 
+    func testLotsSplitByMovesListInOneOrder() throws {
+        let s = Sandbox()
+        s.ok(["portfolio", "edit", "main", "--method", "fifo"])
+        for name in ["zeta", "alpha"] { s.ok(["portfolio", "add", name, "--method", "fifo"]) }
+        s.ok(["add", "buy", "btc", "1", "30000", "--date", "2024-01-01"])
+        s.ok(["add", "buy", "btc", "1", "31000", "--date", "2024-01-01"])
+        s.ok(["move", "btc", "1.5", "--from", "main", "--to", "zeta", "--date", "2024-02-01"])
+        s.ok(["move", "btc", "0.2", "--from", "zeta", "--to", "alpha", "--date", "2024-02-02"])
+        // The first lot now lies in alpha and zeta with one date and one recording order: the portfolio decides.
+        let first = s.ok(["--json", "holdings", "--all", "--lots"]).out
+        for _ in 0..<5 { XCTAssertEqual(s.ok(["--json", "holdings", "--all", "--lots"]).out, first) }
+        let text = s.ok(["holdings", "--all", "--lots"]).out
+        let rows = text.split(separator: "\n").dropFirst().prefix(4).map { String($0.prefix(9)).trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(rows, ["alpha", "zeta", "main", "zeta"], text)
+    }
+
     func testMethodOptionsAndTheStoredField() throws {
         let s = Sandbox()
         s.ok(["portfolio", "add", "taxable", "--method", "HIFO"])

@@ -158,7 +158,9 @@ extension Reports {
             if a.lot.acquired == nil || b.lot.acquired == nil {
                 return a.lot.acquired == nil && b.lot.acquired == nil ? a.portfolio < b.portfolio : a.lot.acquired == nil
             }
-            return Lots.earlier(a.lot, b.lot)
+            if Lots.earlier(a.lot, b.lot) { return true }
+            if Lots.earlier(b.lot, a.lot) { return false }
+            return a.portfolio < b.portfolio
         }
         return out
     }
