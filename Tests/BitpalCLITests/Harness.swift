@@ -64,6 +64,18 @@ final class Sandbox {
     func loadPortfolio() throws -> Book { try PortfolioStore(directory: dir).load() }
 }
 
+extension Sandbox {
+    /// A EUR portfolio `eu` with cash: €1,000 deposited on 2024-01-01, half exchanged to dollars at 1.1 the
+    /// next day, and the dollar worth 1/1.2 euro from 2024-05-01.
+    func euroBookWithDollarCash() {
+        ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
+        ok(["-p", "eu", "cash", "deposit", "1000", "--date", "2024-01-01"])
+        ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-01-01"])
+        ok(["-p", "eu", "cash", "exchange", "500", "EUR", "USD", "--rate", "1.1", "--date", "2024-01-02"])
+        ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-05-01"])
+    }
+}
+
 /// Compares output with a golden file under Tests/BitpalCLITests/Golden; `BITPAL_RECORD=1` re-records (and fails).
 func assertGolden(_ name: String, scenario: String, command: String, output: String,
                   file: StaticString = #filePath, line: UInt = #line) {

@@ -27,11 +27,7 @@ final class MoneyDefectTests: XCTestCase {
     /// A EUR portfolio's value is shown in euros, its dollar cash converted; `summary --all` keeps its FX effect.
     func testAPortfoliosValueIsInItsOwnBaseAndAllKeepsTheFXEffect() throws {
         let s = Sandbox()
-        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
-        s.ok(["-p", "eu", "cash", "deposit", "1000", "--date", "2024-01-01"])
-        s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-01-01"])
-        s.ok(["-p", "eu", "cash", "exchange", "500", "EUR", "USD", "--rate", "1.1", "--date", "2024-01-02"])
-        s.ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-05-01"])
+        s.euroBookWithDollarCash()
         let list = s.ok(["portfolio", "list", "--json"]).out
         let portfolios = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(list.utf8)) as? [[String: Any]])
         // €500 + $550 at 1.2 = €458.33.

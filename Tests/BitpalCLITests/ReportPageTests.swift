@@ -103,11 +103,7 @@ final class ReportPageWordsTests: XCTestCase {
     /// drift are not coloured as gains; a cash row and the "with cash" row keep their labels on a phone.
     func testCardsAddUpAndOnlyGainsAreColoured() throws {
         let s = Sandbox()
-        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
-        s.ok(["-p", "eu", "cash", "deposit", "1000", "--date", "2024-01-01"])
-        s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-01-01"])
-        s.ok(["-p", "eu", "cash", "exchange", "500", "EUR", "USD", "--rate", "1.1", "--date", "2024-01-02"])
-        s.ok(["fx", "set", "EUR", "USD", "1.2", "--date", "2024-05-01"])
+        s.euroBookWithDollarCash()
         s.ok(["-p", "eu", "target", "set", "cash=100"])
         let html = try page(s, ["-p", "eu"])
         XCTAssertTrue(html.contains("<span>FX effect</span><b class=\"neg\">-€41.67</b>"), html)
