@@ -54,6 +54,19 @@ final class Sandbox {
         return r
     }
 
+    /// Runs each command and fails the test unless every one exits 1 with `message` in its error and
+    /// the store stays byte for byte.
+    func refuses(_ commands: [[String]], saying message: String, file: StaticString = #filePath, line: UInt = #line) {
+        let before = storeBytes
+        XCTAssertNotNil(before, "no store to compare", file: file, line: line)
+        for args in commands {
+            let r = run(args)
+            XCTAssertEqual(r.code, .failure, "\(args) → \(r)", file: file, line: line)
+            XCTAssertTrue(r.err.contains(message), "\(args): \(r.err)", file: file, line: line)
+        }
+        XCTAssertEqual(storeBytes, before, "a refused command changed the store", file: file, line: line)
+    }
+
     func write(_ name: String, _ content: String) -> String {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/" + name
