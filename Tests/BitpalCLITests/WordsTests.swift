@@ -106,10 +106,20 @@ final class TwoAnswersTests: XCTestCase {
         XCTAssertEqual(perf["gain"] as? String, "15000.00")         // the move out counts at 15,000, not 10,000
         XCTAssertEqual(perf["summaryTotalPnL"] as? String, "10000.00")
         XCTAssertEqual(perf["movedAtMarketValue"] as? String, "5000.00")
-        XCTAssertTrue(s.ok(["performance"]).out.contains("Summary's P&L  +$10,000.00  the gain less +$5,000.00"))
+        XCTAssertTrue(s.ok(["performance"]).out.contains("Summary's P&L  +$10,000.00  the gain is $5,000.00 more: assets moved"))
         let path = s.dir + "/page.html"
         s.ok(["report", "--html", path])
-        XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("the summary's total P&amp;L plus +$5,000.00"))
+        XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("The all-time gain is $5,000.00 more than the summary's total P&amp;L"))
+        // Moved out below its basis: the gain is the smaller answer, and the words say so (not "plus -$…").
+        let low = Sandbox()
+        low.ok(["portfolio", "add", "cold"])
+        low.ok(["add", "buy", "btc", "1", "20000", "--date", "2024-01-01"])
+        low.ok(["price", "set", "btc", "10000", "--date", "2024-03-01"])
+        low.ok(["move", "btc", "0.5", "--to", "cold", "--date", "2024-03-02"])
+        low.ok(["price", "set", "btc", "40000", "--date", "2024-05-01"])
+        XCTAssertTrue(low.ok(["performance"]).out.contains("Summary's P&L  +$10,000.00  the gain is $5,000.00 less: assets moved"))
+        low.ok(["report", "--html", low.dir + "/page.html"])
+        XCTAssertTrue(try String(contentsOfFile: low.dir + "/page.html", encoding: .utf8).contains("The all-time gain is $5,000.00 less than the summary's total P&amp;L"))
         // A shorter period has no such line (the summary covers the whole history).
         XCTAssertTrue(try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["performance", "--since", "2024-02-01", "--json"]).out.utf8)) as? [String: Any])["summaryTotalPnL"] is NSNull)
     }

@@ -268,7 +268,7 @@ struct PerformanceCommand: Command {
         rows.add([.init("Gain"), .init(Human.signedMoney(p.gain), paint: { style.pnl($0, p.gain) }), .init("end − start − net flows")])
         if let summaryPnL, let gap, DecimalFormatting.money(gap) != "0.00" {
             rows.add([.init("Summary's P&L"), .init(Human.signedMoney(summaryPnL)),
-                      .init("the gain less \(Human.signedMoney(gap)): assets moved in or out count here at their market value, in 'summary' at their basis")])
+                      .init("the gain is \(Human.moneyApart(gap)): assets moved in or out count here at their market value, in 'summary' at their basis")])
         }
         let twrNote = p.twrAnnualized.map { "time-weighted; \(Human.rate($0)) a year" } ?? "time-weighted: the investments' own return"
         rows.add([.init("TWR"), .init(Human.rate(p.twr), paint: { style.pnl($0, rate: p.twr) }),

@@ -257,7 +257,7 @@ struct ReportPage {
         }
         // The all-time gain and the summary's total P&L: one question, two answers; the gap named.
         if let all = periods.first?.1, let gap = try? all.gain - reports.summary().totalPnL, DecimalFormatting.money(gap) != "0.00" {
-            warning += "<p class=\"muted\">The all-time gain is the summary's total P&amp;L plus \(HTMLPage.escape(Human.signedMoney(gap))): "
+            warning += "<p class=\"muted\">The all-time gain is \(HTMLPage.escape(Human.moneyApart(gap))) than the summary's total P&amp;L: "
                 + "assets moved in or out count here at their market value, in the summary at their basis.</p>"
         }
         return "<section><h2>Performance</h2>" + warning + "<p class=\"muted\">TWR: the investments' own return, not fooled by money in and out "

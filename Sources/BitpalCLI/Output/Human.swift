@@ -54,6 +54,13 @@ enum Human {
         return s == symbol + "0.00" || s.hasPrefix("-") ? s : "+" + s
     }
 
+    /// How much one amount differs from another, in words: the gap `v` (this − that) as
+    /// `$5.00 more` or `$5.00 less` (never `plus -$5.00`).
+    static func moneyApart(_ v: Exact36) -> String {
+        let s = money(v)
+        return s.hasPrefix("-") ? String(s.dropFirst()) + " less" : s + " more"
+    }
+
     /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
     /// JSON keeps the contract's 8-decimal rounding.
     static func price(_ v: Decimal) -> String {
