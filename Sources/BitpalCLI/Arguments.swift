@@ -185,6 +185,14 @@ public struct DateArgument: Equatable, Sendable {
         try input.start(in: zone, now: now, field: field, text: text)
     }
 
+    /// What a record dated by it is dated (see `DateInput.record`); a day after today here is refused
+    /// (the book itself lets a day stand while it is today somewhere).
+    public func record(in zone: TimeZone, now: Date) throws -> RecordDate {
+        let when = try input.record(in: zone, now: now, field: field, text: text)
+        if when.date > now { throw PortfolioError.futureDate }
+        return when
+    }
+
     /// As a filter's bound (see `DateInput.filterBound`).
     public func filterBound(in zone: TimeZone, now: Date, lower: Bool) -> Date? {
         input.filterBound(in: zone, now: now, lower: lower)

@@ -184,8 +184,9 @@ public final class Context {
             warn("\(path) breaks \(n) rule\(n == 1 ? "" : "s") (\(problems.joined(separator: "; "))\(n > 2 ? "; …" : "")); "
                 + (leftOut ? "\(n == 1 ? "that record is" : "those records are") left out of this report: " : "")
                 + "run 'bitpal check'")
-        case .storeMigrated(let backup):
-            note("Upgraded portfolio.json to format version \(Book.formatVersion); the file as it was is kept as \(backup).")
+        case let .storeMigrated(backup, days):
+            note("Upgraded portfolio.json to format version \(Book.formatVersion); the file as it was is kept as \(backup)."
+                + (days == 0 ? "" : " \(days) record\(days == 1 ? " dated at midnight is" : "s dated at midnight are") now dated by day."))
         }
     }
 }

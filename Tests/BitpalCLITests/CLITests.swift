@@ -189,12 +189,19 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(json.contains(#""price": "1""#) && json.contains(#""assetId": "bitcoin""#) && json.hasPrefix("{"))
     }
 
-    func testBareDateIsLocalMidnight() throws {
+    /// A bare date is stored as the day itself; read in a zone, it counts from that zone's midnight.
+    func testBareDateIsADayCountedFromLocalMidnight() throws {
         let s = Sandbox()
         s.variables["TZ"] = "America/New_York"
         s.ok(["add", "buy", "btc", "1", "1", "--date", "2024-05-01"])
         s.ok(["add", "buy", "btc", "1", "1", "--date", "2024-01-10"])
-        XCTAssertEqual(try s.loadPortfolio().transactions.map { ISODate.format($0.date) }, ["2024-05-01T04:00:00Z", "2024-01-10T05:00:00Z"])
+        let text = try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8))
+        XCTAssertTrue(text.contains(#""date": "2024-05-01""#) && text.contains(#""date": "2024-01-10""#), text)
+        var store = PortfolioStore(directory: s.dir)
+        store.timeZone = try XCTUnwrap(TimeZone(identifier: "America/New_York"))
+        XCTAssertEqual(try store.load().transactions.map { ISODate.format($0.date) }, ["2024-05-01T04:00:00Z", "2024-01-10T05:00:00Z"])
+        store.timeZone = try XCTUnwrap(TimeZone(identifier: "Asia/Tokyo"))
+        XCTAssertEqual(try store.load().transactions.map { ISODate.format($0.date) }, ["2024-04-30T15:00:00Z", "2024-01-09T15:00:00Z"])
     }
 
     func testListFiltersAndOrder() throws {

@@ -68,7 +68,7 @@ final class DateCLITests: XCTestCase {
         let added = s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-15"]).out
         XCTAssertTrue(added.contains(", on 2024-01-15\n"), added)
         s.ok(["add", "sell", "btc", "1", "120", "--date", "2024-01-15 10:00"])
-        XCTAssertEqual(jsonDates(s), ["2024-01-15T09:00:00Z", "2024-01-14T23:00:00Z"])
+        XCTAssertEqual(jsonDates(s), ["2024-01-15T09:00:00Z", "2024-01-15"])
         let list = squeezed(s.ok(["list"]).out)
         XCTAssertTrue(list.contains("DATE (Europe/Berlin)"), list)
         XCTAssertTrue(list.contains("2024-01-15 10:00 sell"), list)
@@ -76,9 +76,10 @@ final class DateCLITests: XCTestCase {
         XCTAssertFalse(list.contains("2024-01-14"), list)
         let closed = s.ok(["closed"]).out
         XCTAssertTrue(closed.contains("2024-01-15  2024-01-15"), closed)
-        // The same store read in UTC shows UTC times.
+        // The same store read in UTC shows the instant in UTC, and the day as the day.
         s.variables["TZ"] = "UTC"
-        XCTAssertTrue(squeezed(s.ok(["list"]).out).contains("2024-01-14 23:00 buy"))
+        let utc = squeezed(s.ok(["list"]).out)
+        XCTAssertTrue(utc.contains("2024-01-15 buy") && utc.contains("2024-01-15 09:00 sell"), utc)
         s.variables["TZ"] = "Europe/Berlin"
         // An offsetless time with seconds, and the price list in local time.
         s.ok(["price", "set", "btc", "150", "--date", "2024-05-01T08:30:15"])
@@ -95,7 +96,7 @@ final class DateCLITests: XCTestCase {
         s.ok(["add", "buy", "btc", "1", "100", "--date", "2018-11-05T02:00:00Z", "--note", "the 5th"])
         s.ok(["add", "buy", "btc", "1", "100", "--date", "2018-11-04T02:59:59Z", "--note", "the 3rd"])
         XCTAssertEqual(jsonDates(s, ["list", "--json", "--since", "2018-11-04", "--until", "2018-11-04"]),
-                       ["2018-11-05T01:59:59Z", "2018-11-04T03:00:00Z"])
+                       ["2018-11-05T01:59:59Z", "2018-11-04"])
         let list = squeezed(s.ok(["list"]).out)
         XCTAssertTrue(list.contains("2018-11-04 buy"), list)
         XCTAssertTrue(list.contains("2018-11-04 23:59 buy"), list)
@@ -107,14 +108,19 @@ final class DateCLITests: XCTestCase {
         s.variables["TZ"] = "Europe/Berlin"   // already 01:30 on June 2 there
         s.ok(["add", "buy", "btc", "1", "100", "--date", "today"])
         s.ok(["add", "buy", "btc", "1", "100", "--date", "yesterday"])
-        XCTAssertEqual(jsonDates(s), ["2024-06-01T22:00:00Z", "2024-05-31T22:00:00Z"])
-        XCTAssertEqual(jsonDates(s, ["list", "--json", "--since", "today"]), ["2024-06-01T22:00:00Z"])
-        XCTAssertEqual(jsonDates(s, ["list", "--json", "--until", "yesterday"]), ["2024-05-31T22:00:00Z"])
+        XCTAssertEqual(jsonDates(s), ["2024-06-02", "2024-06-01"])
+        XCTAssertEqual(jsonDates(s, ["list", "--json", "--since", "today"]), ["2024-06-02"])
+        XCTAssertEqual(jsonDates(s, ["list", "--json", "--until", "yesterday"]), ["2024-06-01"])
         let list = s.ok(["list"]).out
         XCTAssertTrue(list.contains("2024-06-02  ") && list.contains("2024-06-01  "), list)
+        // In UTC it is still June 1: Berlin's June 2 stands (it is today somewhere), but is not UTC's today,
+        // and UTC's 'today' is the day Berlin called yesterday.
         s.variables["TZ"] = "UTC"
         s.ok(["add", "buy", "btc", "1", "100", "--date", "today", "--note", "utc"])
-        XCTAssertEqual(jsonDates(s, ["list", "--json", "--since", "today", "--until", "today"]), ["2024-06-01T22:00:00Z", "2024-06-01T00:00:00Z"])
+        XCTAssertEqual(jsonDates(s, ["list", "--json", "--since", "today", "--until", "today"]), ["2024-06-01", "2024-06-01"])
+        XCTAssertEqual(s.run(["add", "buy", "btc", "1", "100", "--date", "2024-06-02"]).err,
+                       "error: Transaction date cannot be in the future\n")
+        s.ok(["check"])
     }
 
     func testOffsetlessTimesAndUTC() throws {

@@ -255,7 +255,7 @@ final class EdgeTwoTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: s.dir + "/portfolio.v1.2.json"), v1)
         var isDir: ObjCBool = false
         XCTAssertTrue(FileManager.default.fileExists(atPath: s.dir + "/portfolio.v1.json", isDirectory: &isDir) && isDir.boolValue)
-        XCTAssertTrue(try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8)).contains("\"version\": 2"))
+        XCTAssertTrue(try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8)).contains("\"version\": 3"))
     }
 
     // MARK: Exit codes and words

@@ -322,7 +322,7 @@ struct CashReference {
                 let funding = tx(.deposit, amount, asset: "")
                 tally.count(fundedTransfers ? "cash transfer, funded" : "cash transfer")
                 if fundedTransfers && g.below(2) == 0 { out.append(funding) }
-                out += Transaction.cashTransfer(Reference.exact(amount), currency: "USD", from: portfolio, to: other, date: date, notes: nil)
+                out += Transaction.cashTransfer(Reference.exact(amount), currency: "USD", from: portfolio, to: other, date: .instant(date), notes: nil)
                 if fundedTransfers && !out.contains(where: { $0.id == funding.id }) { out.append(funding) }
                 if fundedTransfers { money[portfolio, default: 0] += amount }
                 money[portfolio] = max(0, (money[portfolio] ?? 0) - amount)
@@ -491,7 +491,7 @@ struct CashReference {
     @Test func aCashTransferThatOverdrawsTakesItsDepositLegWithIt() throws {
         let now = day("2024-06-01")
         var records = [record(.deposit, "", "50", on: "2024-01-01")]
-        records += Transaction.cashTransfer(fixed("100"), currency: "USD", from: "main", to: "cold", date: day("2024-01-02"), notes: nil)
+        records += Transaction.cashTransfer(fixed("100"), currency: "USD", from: "main", to: "cold", date: .instant(day("2024-01-02")), notes: nil)
         let book = Book(transactions: records,
                         portfolios: [Portfolio(name: "main", trackCash: true), Portfolio(name: "cold", trackCash: true)])
         let checked = book.checked(now: now)

@@ -311,7 +311,7 @@ struct LotReference {
                     tally.count("swap")
                     records += try! Transaction.swap(portfolio: portfolio, from: asset, amount: Reference.exact(amount), to: to,
                                                      amount: Reference.exact(units), value: Reference.exact(value), fee: Reference.exact(fee),
-                                                     currencies: ("USD", "USD"), date: date, notes: nil)
+                                                     currencies: ("USD", "USD"), date: .instant(date), notes: nil)
                     held[key] = have - amount
                     held[PositionKey(portfolio: portfolio, assetId: to), default: 0] += units
                 default:
@@ -319,7 +319,7 @@ struct LotReference {
                     let unitFee = g.below(5) == 0 && amount < have
                         ? min(Reference.decimal(g.below(100_000) + 1, scale: 8), have - amount) : Decimal(0)
                     tally.count(unitFee > 0 ? "move with fee" : "move")
-                    var legs = Transaction.move(asset, amount: Reference.exact(amount), from: portfolio, to: other, date: date, notes: nil)
+                    var legs = Transaction.move(asset, amount: Reference.exact(amount), from: portfolio, to: other, date: .instant(date), notes: nil)
                     legs[0].feeValue = Reference.exact(unitFee)
                     records += legs
                     held[key] = have - amount - unitFee

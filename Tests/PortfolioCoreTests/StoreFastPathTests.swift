@@ -67,15 +67,15 @@ import Testing
         let big = String(repeating: "x", count: 100_000)
         let docs = [
             // The version after the transactions: the whole file is read.
-            #"{"format": "bitpal-portfolio", "portfolios": [{"name": "main"}], "transactions": [], "version": 2}"#,
-            #"{"transactions": [{"id": 1}], "format": "bitpal-portfolio", "version": 2, "portfolios": [{"name": "main"}]}"#,
+            #"{"format": "bitpal-portfolio", "portfolios": [{"name": "main"}], "transactions": [], "version": 3}"#,
+            #"{"transactions": [{"id": 1}], "format": "bitpal-portfolio", "version": 3, "portfolios": [{"name": "main"}]}"#,
             // A newer version, a broken document, an unknown key that is larger than the first piece.
             #"{"format": "bitpal-portfolio", "version": 9, "portfolios": [{"name": "main"}], "transactions": []}"#,
-            #"{"format": "bitpal-portfolio", "version": 2, "portfolios": [{"name": "main"}], "x": "\#(big)", "transactions": [}"#,
-            #"{"format": "bitpal-portfolio", "version": 2, "portfolios": [{"name": "main"}], "x": "\#(big)"#,
-            #"{"format": "bitpal-portfolio", "version": 2, "defaultPortfolio": "nope", "portfolios": [{"name": "main"}], "transactions": []}"#,
+            #"{"format": "bitpal-portfolio", "version": 3, "portfolios": [{"name": "main"}], "x": "\#(big)", "transactions": [}"#,
+            #"{"format": "bitpal-portfolio", "version": 3, "portfolios": [{"name": "main"}], "x": "\#(big)"#,
+            #"{"format": "bitpal-portfolio", "version": 3, "defaultPortfolio": "nope", "portfolios": [{"name": "main"}], "transactions": []}"#,
             // Garbage after the transactions key, as before, does not matter to the settings.
-            #"{"format": "bitpal-portfolio", "version": 2, "portfolios": [{"name": "main"}], "transactions": [garbage"#,
+            #"{"format": "bitpal-portfolio", "version": 3, "portfolios": [{"name": "main"}], "transactions": [garbage"#,
             #"{"format": "bitpal-portfolio", "version": 1, "transactions": []}"#,
             "", "{", "\u{FEFF}{}",
         ]
@@ -385,7 +385,7 @@ import Testing
         for (n, variant) in variants.enumerated() {
             for separator in [",\n    ", ", ", ",\n\t", "\n    ,"] {
                 let other = good.replacingOccurrences(of: id, with: "1b4f8e2c-1b3d-4e5f-8a9b-0c1d2e3f4a5b")
-                let doc = #"{"format": "bitpal-portfolio", "version": 2, "portfolios": [{"name": "main"}], "transactions": [\#n    "#
+                let doc = #"{"format": "bitpal-portfolio", "version": 3, "portfolios": [{"name": "main"}], "transactions": [\#n    "#
                     + [good, variant, other, good.replacingOccurrences(of: id, with: "2b4f8e2c-1b3d-4e5f-8a9b-0c1d2e3f4a5b")].joined(separator: separator)
                     + "\n  ]}\n"
                 let (read, stored) = try Self.decodeKeeping(Array(doc.utf8))

@@ -59,7 +59,8 @@ import Testing
 
     @Test func firstWriteMigratesAndKeepsTheVersionOneFileOnce() throws {
         let original = try Self.v1Bytes()
-        let store = Self.store(with: original)
+        var store = Self.store(with: original)
+        store.timeZone = try #require(TimeZone(identifier: "UTC"))
         defer { Self.remove(store) }
         let v1 = try store.load()
 
@@ -71,18 +72,21 @@ import Testing
         }
         let written = try #require(Self.contents(store.path))
         let text = String(decoding: written, as: UTF8.self)
-        #expect(text.contains("\"version\": 2,"))
+        #expect(text.contains("\"version\": 3,"))
         #expect(!text.contains("\"version\": 1"))
         #expect(!text.contains("pricePerCoin"))
         #expect(text.contains("{\"id\": \"0a4f8e2c-1b3d-4e5f-8a9b-0c1d2e3f4a5b\", \"portfolio\": \"main\", \"type\": \"buy\", \"assetId\": \"bitcoin\", "
-            + "\"amount\": \"0.5\", \"price\": \"30000\", \"fee\": \"10\", \"currency\": \"USD\", \"date\": \"2024-01-01T00:00:00Z\", "
+            + "\"amount\": \"0.5\", \"price\": \"30000\", \"fee\": \"10\", \"currency\": \"USD\", \"date\": \"2024-01-01\", "
             + "\"notes\": \"first \\\"stack\\\"\"}"))
         #expect(text.contains("{\"name\": \"main\", \"baseCurrency\": \"USD\""))
         #expect(text.contains("{\"assetId\": \"bitcoin\", \"price\": \"60000.5\", \"currency\": \"USD\""))
         let migrated = try store.load()
-        #expect(migrated.readVersion == 2)
+        #expect(migrated.readVersion == 3)
         #expect(migrated.portfolios == v1.portfolios && migrated.defaultPortfolio == "main")
-        #expect(migrated.transactions == v1.transactions + [ethBuy])
+        // The buy at midnight UTC (how versions 1 and 2 kept a bare date) is now that day; the others stay instants.
+        var dated = v1.transactions
+        #expect(dated.dateMidnightsAsDays(in: store.timeZone) == 1 && dated[0].day == ISODate.dayNumber(ofDay: "2024-01-01"))
+        #expect(migrated.transactions == dated + [ethBuy])
         #expect(migrated.watchlist == v1.watchlist && migrated.manualPrices == v1.manualPrices)
         #expect(migrated.checked(now: now).problems.isEmpty)
         // The version-1 file, byte for byte, beside it.
@@ -205,13 +209,13 @@ import Testing
     }
 
     @Test func aNewerVersionIsRefusedAndNeverOverwritten() throws {
-        let newer = Array(Self.v2WithUnknownKeys.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 3").utf8)
+        let newer = Array(Self.v2WithUnknownKeys.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 4").utf8)
         let store = Self.store(with: newer)
         defer { Self.remove(store) }
-        let expected = StoreError.Reason.unsupportedVersion(3, highestSupported: 2)
+        let expected = StoreError.Reason.unsupportedVersion(4, highestSupported: 3)
         do {
             _ = try store.load()
-            Issue.record("a version-3 file loaded")
+            Issue.record("a version-4 file loaded")
         } catch {
             #expect(error.reason == expected)
         }
@@ -220,7 +224,7 @@ import Testing
                 book.add([record(.buy, "bitcoin", "1", price: "1", on: "2024-04-01")])
                 return (true, ())
             }
-            Issue.record("a version-3 file was written")
+            Issue.record("a version-4 file was written")
         } catch let error as StoreError {
             #expect(error.reason == expected)
         }
@@ -336,7 +340,7 @@ import Testing
         let decoded = try PortfolioCodec.decode(encoded, path: "every kind")
         #expect(decoded == book)
         for (a, b) in zip(decoded.transactions, book.transactions) { #expect(a == b, "\(b.type.rawValue) \(b.assetId)") }
-        #expect(decoded.readVersion == 2)
+        #expect(decoded.readVersion == Book.formatVersion)
         #expect(PortfolioCodec.encode(decoded) == encoded)
     }
 

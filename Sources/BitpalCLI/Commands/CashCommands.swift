@@ -51,9 +51,10 @@ struct CashRecordOptions {
     /// One cash record of `type` in `portfolio`.
     func transaction(_ type: TransactionType, fee: Fixed18? = nil, book: Book, portfolio: Portfolio, context: Context) throws -> Transaction {
         let currency = try book.currency(given: self.currency, assetId: "", portfolio: portfolio)
-        let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
+        let when = try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now)
         return Transaction(portfolio: portfolio.name, type: type, assetId: "", amount: amount, price: nil, fee: fee, currency: currency,
-                           fxRate: try book.fxRate(for: currency, in: portfolio, on: when, given: fxRate), date: when, notes: note)
+                           fxRate: try book.fxRate(for: currency, in: portfolio, on: when.date, given: fxRate), date: when.date, day: when.day,
+                           notes: note)
     }
 }
 
@@ -166,7 +167,7 @@ struct CashTransferCommand: Command {
             let out = try options.transaction(.withdrawal, book: book, portfolio: from, context: context)
             let currency = out.currency ?? from.baseCurrency
             var legs = Transaction.cashTransfer(out.amountValue, currency: currency, from: from.name, to: target.name,
-                                                date: out.date, notes: out.notes)
+                                                date: out.recordDate, notes: out.notes)
             // Each leg at the rate to its own portfolio's base (none where the cash is in that base).
             legs[0].fxRateValue = out.fxRateValue
             legs[1].fxRateValue = try book.fxRate(for: currency, in: target, on: out.date)
@@ -215,21 +216,21 @@ struct CashExchangeCommand: Command {
             guard fee < amount else { throw CommandFailure("The fee (\(fee.text) \(from)) must be less than the amount (\(amount.text) \(from))") }
             let one = Fixed18(units: Fixed18.scale)
             let received = try (Exact36(amount) - Exact36(fee)).multiplied(by: rate, dividedBy: one).roundedToFixed18()
-            let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
+            let when = try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now)
             // Each leg's rate to the base: from --rate when one side is the base, else the table's.
             func baseRate(of currency: String, implied: () throws -> Fixed18) throws -> Fixed18? {
                 if currency == p.baseCurrency { return nil }
                 if from == p.baseCurrency || to == p.baseCurrency { return try implied() }
-                return try book.fxRate(for: currency, in: p, on: when)
+                return try book.fxRate(for: currency, in: p, on: when.date)
             }
             let fromRate = try baseRate(of: from) { rate }  // TO is the base: base per FROM is R
             let toRate = try baseRate(of: to) { try Exact36(one).divided(by: rate).roundedToFixed18() }  // FROM is the base: 1 ÷ R
             let id = UUIDText.random()
             return [
                 Transaction(id: id, portfolio: p.name, type: .withdrawal, assetId: "", amount: amount, price: nil, fee: nil,
-                            currency: from, fxRate: fromRate, date: when, notes: note, linkedId: id),
+                            currency: from, fxRate: fromRate, date: when.date, day: when.day, notes: note, linkedId: id),
                 Transaction(portfolio: p.name, type: .deposit, assetId: "", amount: received, price: nil, fee: nil,
-                            currency: to, fxRate: toRate, date: when, notes: note, linkedId: id),
+                            currency: to, fxRate: toRate, date: when.date, day: when.day, notes: note, linkedId: id),
             ]
         }
     }
@@ -296,7 +297,7 @@ struct CashHistoryCommand: Command {
         let rows = ledger.cashMovements.filter { selected.contains($0.portfolio) }
         if context.json {
             context.printJSON(.object([("rows", .array(rows.map { m in
-                .object([("date", .string(ISODate.format(m.date))), ("transactionId", .string(UUIDText.lowercased(m.transactionId))),
+                .object([("date", .string(RecordDate(date: m.date, day: m.day).text)), ("transactionId", .string(UUIDText.lowercased(m.transactionId))),
                          ("portfolio", .string(m.portfolio)), ("type", .string(m.type.rawValue)), ("amount", ReportJSON.money(m.amount)),
                          ("currency", .string(m.currency)), ("balance", ReportJSON.money(m.balance))])
             }))]))

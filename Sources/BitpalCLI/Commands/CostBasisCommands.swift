@@ -152,7 +152,7 @@ struct GainsCommand: Command {
                      ("quantity", LotText.quantity(p.quantity)), ("basis", ReportJSON.money(p.basis)), ("term", .optional(p.term?.rawValue))])
         }
         var fields: [(String, JSONValue)] = all ? [("portfolio", .string(r.disposal.portfolio))] : []
-        fields += [("date", .string(ISODate.format(r.disposal.date))), ("transactionId", .string(UUIDText.lowercased(r.disposal.transactionId))),
+        fields += [("date", .string(RecordDate(date: r.disposal.date, day: r.disposal.day).text)), ("transactionId", .string(UUIDText.lowercased(r.disposal.transactionId))),
                    ("assetId", .string(r.asset.id)), ("type", .string(r.disposal.type.rawValue)), ("kind", .string(r.label))]
         fields += [("quantity", LotText.quantity(r.disposal.quantity)), ("proceeds", ReportJSON.money(r.proceeds)),
                    ("basis", ReportJSON.money(r.basis)), ("gain", ReportJSON.money(r.gain)), ("term", .string(r.term.rawValue)),

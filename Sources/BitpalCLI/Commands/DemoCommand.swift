@@ -114,7 +114,7 @@ struct DemoCommand: Command {
         func fixed(_ text: String) throws -> Fixed18 { try ValueRules.fixed(text, field: "sample") }
         for r in rows {
             guard let parts = ISODate.parseDay(utf8: r.day.utf8) else { continue }
-            let date = ISODate.startOfDay(parts, in: zone)
+            let date = RecordDate.day(ISODate.days(fromCivil: parts.0, parts.1, parts.2), in: zone)
             switch r.kind {
             case "swap":
                 let assets = r.asset.split(separator: ">").map(String.init), amounts = try r.amount.split(separator: ">").map { try fixed(String($0)) }
@@ -130,7 +130,7 @@ struct DemoCommand: Command {
                 p.transactions.append(Transaction(
                     portfolio: r.portfolio, type: type, assetId: r.asset, amount: try fixed(r.amount), price: try r.price.map(fixed),
                     fee: rule.fee == .none ? nil : try fixed(r.fee ?? "0"),
-                    currency: rule.hasCurrency ? (p.portfolio(named: r.portfolio)?.baseCurrency ?? "USD") : nil, date: date, notes: r.note))
+                    currency: rule.hasCurrency ? (p.portfolio(named: r.portfolio)?.baseCurrency ?? "USD") : nil, date: date.date, day: date.day, notes: r.note))
             }
         }
         for (asset, price) in prices {

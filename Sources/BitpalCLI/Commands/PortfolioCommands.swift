@@ -62,9 +62,9 @@ enum PortfolioOptions {
 
     /// The opening deposit of `portfolio`, labelled initial capital.
     static func openingDeposit(_ amount: Fixed18, date: DateArgument?, portfolio: Portfolio, context: Context) throws -> Transaction {
-        Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: amount, price: nil, fee: nil,
-                    currency: portfolio.baseCurrency, date: try date?.start(in: context.timeZone, now: context.now) ?? context.now,
-                    notes: "initial capital")
+        let when = try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now)
+        return Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: amount, price: nil, fee: nil,
+                           currency: portfolio.baseCurrency, date: when.date, day: when.day, notes: "initial capital")
     }
 }
 
@@ -349,7 +349,7 @@ struct IncomeCommand: Command {
         if context.json {
             let rows: [JSONValue] = report.groups.map { groups in groups.map { .object([("group", .string($0.group))] + sums($0.sums)) } }
                 ?? report.rows.map { e in
-                    .object([("date", .string(ISODate.format(e.date))), ("transactionId", .string(UUIDText.lowercased(e.transactionId))),
+                    .object([("date", .string(RecordDate(date: e.date, day: e.day).text)), ("transactionId", .string(UUIDText.lowercased(e.transactionId))),
                              ("assetId", e.assetId.isEmpty ? .null : .string(e.assetId)), ("type", .string(e.type.rawValue))]
                                 + sums(IncomeReport.Sums(e)))
                 }

@@ -373,7 +373,7 @@ struct SavingConfirmCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let when = try date?.start(in: context.timeZone, now: context.now)
+        let when = try date?.record(in: context.timeZone, now: context.now)
         if let price, price.units == 0 { throw PortfolioError.priceNotPositive }
         let recorded = try session.confirmSavingDate(name: name, price: price, date: when, timeZone: context.timeZone, names: context.names)
         if context.json {

@@ -3,7 +3,7 @@ import PortfolioCore
 
 /// Options shared by `add`, `edit` and `move`.
 enum TransactionOptions {
-    static let date = OptionSpec("--date", "DATE", "when it happened: YYYY-MM-DD, today or yesterday (from local midnight), a local time (2024-01-31 14:00), or ISO 8601 with Z or an offset; default now")
+    static let date = OptionSpec("--date", "DATE", "when it happened: YYYY-MM-DD, today or yesterday (that calendar day), a local time (2024-01-31 14:00), or ISO 8601 with Z or an offset; default now")
     static let fee = OptionSpec("--fee", "FEE", "buy, sell, transfer-in, swap: fee in money; transfer-out: network fee in units; dividend, interest: tax withheld (default 0)")
     static let note = OptionSpec("--note", "TEXT", "a note to keep with it")
     static let total = OptionSpec("--total", "TOTAL", "buy, sell: the exact money value before fees, in place of PRICE")
@@ -235,7 +235,7 @@ struct AddCommand: Command {
         let now = context.now
         let book = try session.loadSettings()
         let portfolio = try context.portfolio(in: book)
-        let when = try date?.start(in: context.timeZone, now: now) ?? now
+        let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         let fee = try feeText.map { try ArgumentList.fixed($0, field: "Fee") }
         var legs: [Transaction]
@@ -243,7 +243,7 @@ struct AddCommand: Command {
             let asset = try session.resolveAsset(arguments[0], in: book)
             let rule = KindRule.of(type)
             var t = Transaction(portfolio: portfolio.name, type: type, assetId: asset.id, amount: .zero, price: nil, fee: nil,
-                                currency: nil, date: when, notes: notes)
+                                currency: nil, date: when.date, day: when.day, notes: notes)
             switch type {
             case .adjustment:
                 let q = arguments[1]
@@ -269,7 +269,7 @@ struct AddCommand: Command {
             if rule.hasCurrency {
                 let c = try TransactionOptions.currency(currency, asset: asset, book: book, portfolio: portfolio)
                 t.currency = c
-                t.fxRateValue = try book.fxRate(for: c, in: portfolio, on: when, given: fxRate)
+                t.fxRateValue = try book.fxRate(for: c, in: portfolio, on: when.date, given: fxRate)
             } else if fxRate != nil {
                 throw UsageError.conflict("a \(kind) has no money, so no --fx-rate")
             }
@@ -281,7 +281,7 @@ struct AddCommand: Command {
     }
 
     /// A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
-    private func swapLegs(book: Book, portfolio: Portfolio, context: Context, date: Date, notes: String?, fee: Fixed18?) throws -> [Transaction] {
+    private func swapLegs(book: Book, portfolio: Portfolio, context: Context, date: RecordDate, notes: String?, fee: Fixed18?) throws -> [Transaction] {
         let from = try context.session().resolveAsset(arguments[0], in: book)
         let to = try context.session().resolveAsset(arguments[2], in: book)
         if from.id == to.id { throw CommandFailure("A swap needs two different assets (both are \(context.coinLabel(from.id)))") }
@@ -295,7 +295,7 @@ struct AddCommand: Command {
         var legs = try Transaction.swap(portfolio: portfolio.name, from: from.id, amount: fromAmount, to: to.id, amount: toAmount,
                                         value: value, fee: fee ?? .zero, currencies: (c1, c2), date: date, notes: notes)
         for i in legs.indices {
-            legs[i].fxRateValue = try book.fxRate(for: legs[i].currency ?? portfolio.baseCurrency, in: portfolio, on: date, given: fxRate)
+            legs[i].fxRateValue = try book.fxRate(for: legs[i].currency ?? portfolio.baseCurrency, in: portfolio, on: date.date, given: fxRate)
         }
         return legs
     }
@@ -457,7 +457,7 @@ struct EditCommand: Command {
             OptionSpec("--value", "VALUE", "a swap's new value (both legs)"),
             OptionSpec("--currency", "CODE", "a new currency of its money (a registered asset's own only)"),
             OptionSpec("--fx-rate", "RATE", "a new rate to the portfolio's base (default, when the currency changes: the rate table's)"),
-            OptionSpec("--date", "DATE", "a new date: YYYY-MM-DD (local midnight), a local or ISO 8601 time, today, yesterday"),
+            OptionSpec("--date", "DATE", "a new date: YYYY-MM-DD (a calendar day), a local or ISO 8601 time, today, yesterday"),
             OptionSpec("--fee", "FEE", "a new fee (0 removes it)"),
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
         ],
@@ -513,7 +513,7 @@ struct EditCommand: Command {
         let now = context.now
         let book = try session.loadSettings()
         let newAsset = try asset.map { try session.resolveAsset($0, in: book) }
-        let newDate = try date?.start(in: context.timeZone, now: now)
+        let newDate = try date?.record(in: context.timeZone, now: now)
         let store = session.store
         let edited: [Transaction] = try store.update(now: now, names: context.names) { book in
             let index = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
@@ -555,7 +555,7 @@ struct EditCommand: Command {
                 let code = try book.currency(given: currency ?? (newAsset != nil ? nil : t.currency), assetId: t.assetId, portfolio: portfolio)
                 let keep = currency == nil && fxRate == nil && code == t.currency ? t.fxRateValue : nil
                 t.currency = code
-                t.fxRateValue = try keep ?? book.fxRate(for: code, in: portfolio, on: newDate ?? t.date, given: fxRate)
+                t.fxRateValue = try keep ?? book.fxRate(for: code, in: portfolio, on: newDate?.date ?? t.date, given: fxRate)
             } else if currency != nil || fxRate != nil {
                 throw UsageError.conflict("a \(t.type.rawValue) has no money, so no currency or rate")
             }
@@ -568,7 +568,7 @@ struct EditCommand: Command {
                     if link.sameAsset == true, let newAsset { leg.assetId = newAsset.id }
                     if link.sameAmount, let amount { leg.amountValue = amount }
                 }
-                if let newDate { leg.date = newDate }
+                if let newDate { leg.setDate(newDate) }
                 if let note { leg.notes = note.isEmpty ? nil : note }
                 if let value { leg.totalValue = value }
                 if let total = leg.totalValue, leg.amountValue.units > 0, total.units > 0 {
@@ -674,12 +674,12 @@ struct MoveCommand: Command {
         let target = try Context.portfolio(named: to, in: book, option: "--to")
         if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
         let asset = try session.resolveAsset(self.asset, in: book)
-        let when = try date?.start(in: context.timeZone, now: now) ?? now
+        let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         var legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
         // Into a portfolio of another base, the basis that moves converts at the move date's rate.
         if source.baseCurrency != target.baseCurrency {
-            legs[1].fxRateValue = try book.fxRate(for: source.baseCurrency, in: target, on: when, given: fxRate)
+            legs[1].fxRateValue = try book.fxRate(for: source.baseCurrency, in: target, on: when.date, given: fxRate)
         } else if fxRate != nil {
             throw UsageError.conflict("--fx-rate is for a move between two base currencies; '\(TextEscaping.escaped(source.name))' and "
                 + "'\(TextEscaping.escaped(target.name))' are both in \(source.baseCurrency)")

@@ -207,7 +207,7 @@ extension Book {
             var broken: (StoreProblem.Rule, PortfolioError?)?
             if let rule = t.rule.brokenRule(t) {
                 broken = (rule, nil)
-            } else if t.date > now {
+            } else if t.isDated(after: now) {
                 broken = (.futureDate, nil)
             } else if let p = portfolio(t.portfolio) {
                 if let c = t.currency, c != p.baseCurrency, t.fxRateValue == nil {

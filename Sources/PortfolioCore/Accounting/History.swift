@@ -21,7 +21,7 @@ public enum ValueRules {
         case .taxAboveGross?: throw .taxAboveGross
         default: break
         }
-        if tx.date > now { throw .futureDate }
+        if tx.isDated(after: now) { throw .futureDate }
         // A computed value (a swap leg's price, a saving plan's units) could pass what the store reads back.
         for (field, value) in [("Amount", tx.amountValue), ("Price", tx.priceValue), ("Total", tx.totalValue), ("Fee", tx.feeValue),
                                ("Rate", tx.fxRateValue)] {

@@ -97,6 +97,8 @@ public struct IncomeEvent: Sendable, Equatable {
     public var assetId: String
     public var type: TransactionType
     public var date: Date
+    /// The transaction's calendar day, when it is dated by day (see `Transaction.day`).
+    public var day: Int64? = nil
     public var gross: Exact36
     public var taxWithheld: Exact36
     public var net: Exact36
@@ -119,6 +121,8 @@ public struct CashMovement: Sendable, Equatable {
     public var portfolio: String
     public var type: TransactionType
     public var date: Date
+    /// The transaction's calendar day, when it is dated by day (see `Transaction.day`).
+    public var day: Int64? = nil
     public var currency: String
     /// Signed: + in, − out (a dividend's net amount).
     public var amount: Exact36
@@ -240,6 +244,8 @@ public struct Disposal: Sendable, Equatable {
     /// A swap's sell leg or a move's transfer-out.
     public var linked: Bool
     public var date: Date
+    /// The transaction's calendar day, when it is dated by day (see `Transaction.day`).
+    public var day: Int64? = nil
     public var method: CostBasisMethod
     /// Units taken (a transfer-out's fee row: the fee's units).
     public var quantity: Fixed18
@@ -537,7 +543,7 @@ public struct Ledger: Sendable {
                 t.income = try t.income + net
                 t.taxWithheld = try t.taxWithheld + tax
                 event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
-                                    date: tx.date, gross: gross, taxWithheld: tax, net: net)
+                                    date: tx.date, day: tx.day, gross: gross, taxWithheld: tax, net: net)
             case .cash:
                 guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
                 // A swap's leg moves no cash but its fee: without one, there is no cash movement at all.
@@ -609,7 +615,7 @@ public struct Ledger: Sendable {
                 cashList.append((CashKey(portfolio: tx.portfolio, currency: cashAfter.currency), cashAfter.balance, cashCost))
             }
             if options.keepingCashMovements || explaining {
-                let m = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date,
+                let m = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date, day: tx.day,
                                      currency: cashAfter.currency, amount: cashAfter.change, balance: cashAfter.balance)
                 if options.keepingCashMovements { cashMovements.append(m) }
                 movement = m
@@ -663,7 +669,7 @@ public struct Ledger: Sendable {
     static func disposal(_ tx: Transaction, method: CostBasisMethod, _ quantity: Fixed18, proceeds: Exact36, fee: Exact36, basis: Exact36,
                          gain: Exact36, realizes: Bool, networkFee: Bool, pool: Lot?, parts: [Lot]) -> Disposal {
         Disposal(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type, linked: tx.linkedId != nil,
-                 date: tx.date, method: method, quantity: quantity, proceeds: proceeds, fee: fee, basis: basis, gain: gain,
+                 date: tx.date, day: tx.day, method: method, quantity: quantity, proceeds: proceeds, fee: fee, basis: basis, gain: gain,
                  realizes: realizes, isNetworkFee: networkFee, poolBefore: pool, parts: parts)
     }
 

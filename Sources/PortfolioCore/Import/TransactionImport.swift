@@ -732,7 +732,8 @@ public enum TransactionImport {
             // A file's dates may not depend on the day it is imported.
             throw CommandError("Date '\(TextEscaping.shortened(dateText))' depends on the day of the import: write the day itself (YYYY-MM-DD)")
         }
-        let date = try input.start(in: timeZone, now: Date(), field: "Date", text: dateText)
+        let when = try input.record(in: timeZone, now: Date(), field: "Date", text: dateText)
+        let date = when.date
         var id = UUIDText.random()
         if let idText = f.text(.id) {
             guard let parsed = UUIDText.parse(idText.utf8) else {
@@ -750,8 +751,8 @@ public enum TransactionImport {
             fxRate = rateGiven  // a move's transfer-in leg into another base: the rate its basis moves at
         }
         return Transaction(id: id, portfolio: portfolio.name, type: type, assetId: assetId, amount: amount, negative: negative,
-                           price: price, total: total, fee: fee, currency: currency, fxRate: fxRate, date: date, notes: notes,
-                           linkedId: linkedId)
+                           price: price, total: total, fee: fee, currency: currency, fxRate: fxRate, date: date, day: when.day,
+                           notes: notes, linkedId: linkedId)
     }
 }
 

@@ -142,7 +142,7 @@ public enum CurrencyCode {
 /// Everything the user typed: the content of `portfolio.json`.
 public struct Book: Sendable, Equatable {
     /// The store format this build writes; a file with a higher one is refused, never overwritten.
-    public static let formatVersion = 2
+    public static let formatVersion = 3
 
     public var defaultPortfolio: String
     public var portfolios: [Portfolio]

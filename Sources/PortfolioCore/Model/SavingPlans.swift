@@ -118,13 +118,6 @@ extension ISODate {
         return days(fromCivil: d.0, d.1, d.2)
     }
 
-    /// `YYYY-MM-DD` of a day number.
-    public static func dayText(_ n: Int64) -> String {
-        let d = civilDay(fromDays: n)
-        func pad(_ v: Int64, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
-        return "\(pad(d.0, 4))-\(pad(d.1, 2))-\(pad(d.2, 2))"
-    }
-
     /// 00:00 local time of a day number.
     public static func start(ofDay n: Int64, in timeZone: TimeZone) -> Date { startOfDay(civilDay(fromDays: n), in: timeZone) }
 }

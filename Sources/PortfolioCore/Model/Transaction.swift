@@ -63,17 +63,20 @@ public struct Transaction: Hashable, Sendable {
     public var amountValue: Fixed18
     /// An adjustment that removes units.
     public var negative: Bool
-    /// Which optional fields are present (price 1, total 2, fee 4, link 8, fxRate 16): optional `Fixed18`s would
-    /// take 32 bytes each, and a million records are kept in memory at once.
+    /// Which optional fields are present (price 1, total 2, fee 4, link 8, fxRate 16, day 32): optional `Fixed18`s
+    /// would take 32 bytes each, and a million records are kept in memory at once.
     private var present: UInt8 = 0
     private var storedPrice = Fixed18.zero
     private var storedTotal = Fixed18.zero
     private var storedFee = Fixed18.zero
     private var storedFXRate = Fixed18.zero
     private var storedLink = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    private var storedDay: Int32 = 0
     /// The currency of the money fields; `nil` for kinds without money (split, adjustment, transfer-out).
     public var currency: String?
-    /// When it happened (millisecond precision).
+    /// When it counts: an instant (millisecond precision), or, for a record dated a calendar day
+    /// (`day`), that day's first instant in the time zone of the process that read or made it.
+    /// Set both with `setDate(_:)`; assigning `date` alone keeps `day`, which must then agree.
     public var date: Date
     public var notes: String?
 
@@ -102,6 +105,36 @@ public struct Transaction: Hashable, Sendable {
         set { (storedFXRate, present) = Transaction.store(newValue, bit: 16, in: present) }
     }
 
+    /// The calendar day it is dated (days since 1970-01-01) when it was recorded as a day, not a moment
+    /// (stored as `"YYYY-MM-DD"`, shown and counted on that day in every time zone); `nil` for an instant.
+    public var day: Int64? {
+        present & 32 != 0 ? Int64(storedDay) : nil
+    }
+
+    /// Dates it `when`: a day (with its first instant in the zone it was resolved in) or an instant.
+    public mutating func setDate(_ when: RecordDate) {
+        date = when.date
+        if let day = when.day, let small = Int32(exactly: day) {
+            storedDay = small
+            present |= 32
+        } else {
+            storedDay = 0
+            present &= ~32
+        }
+    }
+
+    /// Whether it is dated after `now`: an instant after it, or a day that is not yet today anywhere
+    /// (a day typed in Tokyo stands in a book read in UTC while it is still the day before there).
+    public func isDated(after now: Date) -> Bool {
+        guard let day else { return date > now }
+        // The zone furthest ahead is 14 hours ahead of UTC.
+        let ahead = ISODate.millis(now) + 14 * 3_600_000
+        return day > (ahead >= 0 ? ahead / 86_400_000 : (ahead - 86_399_999) / 86_400_000)
+    }
+
+    /// Its date as `setDate` takes it.
+    public var recordDate: RecordDate { RecordDate(date: date, day: day) }
+
     /// The first leg's id, on both legs of a swap or a move.
     public var linkedId: UUID? {
         get { present & 8 != 0 ? storedLink : nil }
@@ -119,7 +152,8 @@ public struct Transaction: Hashable, Sendable {
     public init(
         id: UUID = UUIDText.random(), portfolio: String = Portfolio.mainName, type: TransactionType, assetId: String,
         amount: Fixed18, negative: Bool = false, price: Fixed18?, total: Fixed18? = nil, fee: Fixed18? = .zero,
-        currency: String? = "USD", fxRate: Fixed18? = nil, date: Date, notes: String? = nil, linkedId: UUID? = nil
+        currency: String? = "USD", fxRate: Fixed18? = nil, date: Date, day: Int64? = nil, notes: String? = nil,
+        linkedId: UUID? = nil
     ) {
         self.id = id
         self.portfolio = portfolio
@@ -135,6 +169,7 @@ public struct Transaction: Hashable, Sendable {
         self.feeValue = fee
         self.linkedId = linkedId
         self.fxRateValue = fxRate
+        if day != nil { setDate(RecordDate(date: date, day: day)) }
     }
 
     /// A buy or a sell of a coin in `main`, from `Decimal` values already checked by `ValueRules`.
@@ -195,6 +230,41 @@ public struct Transaction: Hashable, Sendable {
     }
 }
 
+extension Array where Element == Transaction {
+    /// Counts each record dated a calendar day from that day's first instant in `zone` (records are
+    /// read with the day's UTC midnight).
+    public mutating func placeDays(in zone: TimeZone) {
+        var starts: [Int64: Date] = [:]
+        for i in indices {
+            guard let day = self[i].day else { continue }
+            if let start = starts[day] {
+                self[i].date = start
+            } else {
+                let start = RecordDate.day(day, in: zone).date
+                starts[day] = start
+                self[i].date = start
+            }
+        }
+    }
+}
+
+extension Array where Element == Transaction {
+    /// Dates each record whose instant is exactly a day's first instant in `zone` as that day (how a
+    /// version-2 file kept a bare date: the writer's local midnight); returns how many.
+    public mutating func dateMidnightsAsDays(in zone: TimeZone) -> Int {
+        var count = 0
+        for i in indices where self[i].day == nil {
+            let date = self[i].date
+            let n = ISODate.dayNumber(of: date, in: zone)
+            let start = RecordDate.day(n, in: zone)
+            guard start.date == date else { continue }
+            self[i].setDate(start)
+            count += 1
+        }
+        return count
+    }
+}
+
 extension Fixed18 {
     /// A value already checked by `ValueRules`; an unrepresentable one is a programming error.
     static func checked(_ value: Decimal) -> Fixed18 {
@@ -227,40 +297,40 @@ extension Transaction {
 
     /// A swap: a sell of one asset and a buy of another, both with `total` = `value`, linked by the sell's id.
     public static func swap(portfolio: String, from: String, amount fromAmount: Fixed18, to: String, amount toAmount: Fixed18,
-                            value: Fixed18, fee: Fixed18, currencies: (String?, String?), date: Date, notes: String?)
+                            value: Fixed18, fee: Fixed18, currencies: (String?, String?), date: RecordDate, notes: String?)
         throws(PortfolioError) -> [Transaction] {
         let id = UUIDText.random()
         return [
             Transaction(id: id, portfolio: portfolio, type: .sell, assetId: from, amount: fromAmount,
                         price: try price(ofTotal: value, amount: fromAmount), total: value, fee: fee, currency: currencies.0,
-                        date: date, notes: notes, linkedId: id),
+                        date: date.date, day: date.day, notes: notes, linkedId: id),
             Transaction(portfolio: portfolio, type: .buy, assetId: to, amount: toAmount,
                         price: try price(ofTotal: value, amount: toAmount), total: value, fee: .zero, currency: currencies.1,
-                        date: date, notes: notes, linkedId: id),
+                        date: date.date, day: date.day, notes: notes, linkedId: id),
         ]
     }
 
     /// A move: a transfer-out of one portfolio and a transfer-in of another, linked by the first leg's id;
     /// the transfer-in has no price (its basis comes from the transfer-out during the replay).
-    public static func move(_ assetId: String, amount: Fixed18, from: String, to: String, date: Date, notes: String?) -> [Transaction] {
+    public static func move(_ assetId: String, amount: Fixed18, from: String, to: String, date: RecordDate, notes: String?) -> [Transaction] {
         let id = UUIDText.random()
         return [
             Transaction(id: id, portfolio: from, type: .transferOut, assetId: assetId, amount: amount, price: nil,
-                        fee: .zero, currency: nil, date: date, notes: notes, linkedId: id),
+                        fee: .zero, currency: nil, date: date.date, day: date.day, notes: notes, linkedId: id),
             Transaction(portfolio: to, type: .transferIn, assetId: assetId, amount: amount, price: nil,
-                        fee: nil, currency: nil, date: date, notes: notes, linkedId: id),
+                        fee: nil, currency: nil, date: date.date, day: date.day, notes: notes, linkedId: id),
         ]
     }
 
     /// Cash from one portfolio to another: a withdrawal and a deposit, linked by the first leg's id.
-    public static func cashTransfer(_ amount: Fixed18, currency: String, from: String, to: String, date: Date,
+    public static func cashTransfer(_ amount: Fixed18, currency: String, from: String, to: String, date: RecordDate,
                                     notes: String?) -> [Transaction] {
         let id = UUIDText.random()
         return [
             Transaction(id: id, portfolio: from, type: .withdrawal, assetId: "", amount: amount, price: nil, fee: nil,
-                        currency: currency, date: date, notes: notes, linkedId: id),
+                        currency: currency, date: date.date, day: date.day, notes: notes, linkedId: id),
             Transaction(portfolio: to, type: .deposit, assetId: "", amount: amount, price: nil, fee: nil,
-                        currency: currency, date: date, notes: notes, linkedId: id),
+                        currency: currency, date: date.date, day: date.day, notes: notes, linkedId: id),
         ]
     }
 }

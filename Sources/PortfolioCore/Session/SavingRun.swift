@@ -169,7 +169,8 @@ extension Book {
     /// The transactions that record one due date of `plan` at `price` (a buy, and a deposit before it
     /// when the money comes from outside into a cash-tracking portfolio), dated `date`, with the rate
     /// of `rates` when the money is not in the portfolio's base.
-    public func savingTransactions(_ plan: SavingPlan, price: Fixed18, date: Date, rates: FXTable, now: Date) throws(PortfolioError) -> [Transaction] {
+    public func savingTransactions(_ plan: SavingPlan, price: Fixed18, date when: RecordDate, rates: FXTable, now: Date) throws(PortfolioError) -> [Transaction] {
+        let date = when.date
         guard let portfolio = portfolio(named: plan.portfolio) else { throw .portfolioNotFound(plan.portfolio) }
         let currency = currency(of: plan)
         guard let units = plan.units(at: price) else { throw .tooManyDigits(field: "Amount", text: "\(plan.total.text) / \(price.text)") }
@@ -184,10 +185,10 @@ extension Book {
         var legs: [Transaction] = []
         if plan.from == .outside && portfolio.trackCash {
             legs.append(Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: plan.amount, price: nil, fee: nil,
-                                    currency: currency, fxRate: rate, date: date, notes: plan.transactionNote))
+                                    currency: currency, fxRate: rate, date: date, day: when.day, notes: plan.transactionNote))
         }
         legs.append(Transaction(portfolio: portfolio.name, type: .buy, assetId: plan.assetId, amount: units, price: price, total: plan.total,
-                                fee: plan.fee, currency: currency, fxRate: rate, date: date, notes: plan.transactionNote))
+                                fee: plan.fee, currency: currency, fxRate: rate, date: date, day: when.day, notes: plan.transactionNote))
         for t in legs { try ValueRules.check(t, now: now) }
         return legs
     }
@@ -277,7 +278,7 @@ extension Session {
             }
             let legs: [Transaction]
             do {
-                legs = try book.savingTransactions(plan, price: price, date: ISODate.start(ofDay: day, in: prices.timeZone), rates: prices.rates, now: now)
+                legs = try book.savingTransactions(plan, price: price, date: .day(day, in: prices.timeZone), rates: prices.rates, now: now)
             } catch {
                 wait(.noPrice, Book.savingProblem(error, plan: plan, price: price))
                 continue
@@ -378,7 +379,7 @@ extension Session {
 
     /// `saving confirm`: records the oldest open due date of the plan named `name` at `price` (default:
     /// the run's rule, from what is known), dated `date` (default the due date), and moves the plan on.
-    public func confirmSavingDate(name: String, price given: Fixed18?, date: Date?, timeZone: TimeZone, names: MessageNames) throws -> SavingRecorded {
+    public func confirmSavingDate(name: String, price given: Fixed18?, date: RecordDate?, timeZone: TimeZone, names: MessageNames) throws -> SavingRecorded {
         let known = try loadBook()
         let prices = savingPrices(known, timeZone: timeZone)
         return try store.update(now: now, names: names) { book in
@@ -389,7 +390,7 @@ extension Session {
             let day = plan.nextDueDay
             let today = ISODate.dayNumber(of: now, in: timeZone)
             guard day <= today else { throw SavingPlanError.notDue(plan.name, next: day) }
-            if let date, ISODate.dayNumber(of: date, in: timeZone) < day {
+            if let date = date?.date, ISODate.dayNumber(of: date, in: timeZone) < day {
                 // A buy dated before its due date would be priced at a later quote than its own day's.
                 throw SavingPlanError.cannotRecord(plan.name, "the buy of the due date \(ISODate.dayText(day)) cannot be dated "
                     + "before it (\(ISODate.dayText(ISODate.dayNumber(of: date, in: timeZone))))")
@@ -401,7 +402,7 @@ extension Session {
             if plan.from == .cash, book.portfolio(named: plan.portfolio)?.trackCash != true { throw PortfolioError.cashNotTracked(plan.portfolio) }
             let legs: [Transaction]
             do throws(PortfolioError) {
-                legs = try book.savingTransactions(plan, price: price, date: date ?? ISODate.start(ofDay: day, in: timeZone), rates: prices.rates, now: now)
+                legs = try book.savingTransactions(plan, price: price, date: date ?? .day(day, in: timeZone), rates: prices.rates, now: now)
             } catch {
                 throw SavingPlanError.cannotRecord(plan.name, Book.savingProblem(error, plan: plan, price: price))
             }

@@ -80,7 +80,8 @@ public enum SessionNotice {
     /// The store breaks rules; with `leftOut` the records were left out of the replay.
     case storeBreaksRules(path: String, problems: [String], count: Int, leftOut: Bool)
     /// A version-1 store was written in the current version, after the old file was kept as `backup`.
-    case storeMigrated(backup: String)
+    /// `days` of its records were dated as calendar days (they were the writer's local midnights).
+    case storeMigrated(backup: String, days: Int)
 }
 
 /// A network failure remembered for a few minutes (`.network-failure` in the data folder).
@@ -115,9 +116,9 @@ public final class Session {
     }
 
     public var store: PortfolioStore {
-        var store = PortfolioStore(directory: directory)
+        var store = PortfolioStore(directory: directory, timeZone: timeZone)
         nonisolated(unsafe) let notify = self.notify
-        store.migrated = { notify(.storeMigrated(backup: $0)) }
+        store.migrated = { notify(.storeMigrated(backup: $0, days: $1)) }
         return store
     }
     public var priceCache: PriceCache { PriceCache(directory: directory) }

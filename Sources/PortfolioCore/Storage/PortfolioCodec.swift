@@ -300,17 +300,21 @@ public enum PortfolioCodec {
     ///
     /// With `releasingConsumed`, the memory of a large buffer is handed back to the system as the
     /// records are read (its bytes read as zeros afterwards): for a buffer read for this call alone.
-    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false, releasingConsumed: Bool = false) throws(StoreError) -> Book {
+    ///
+    /// Records dated a calendar day count from that day's first instant in `timeZone`.
+    public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false, releasingConsumed: Bool = false,
+                              timeZone: TimeZone = .current) throws(StoreError) -> Book {
         var none: [(start: UInt32, count: UInt32)]?
-        return try decodeDocument(buffer, path: path, settingsOnly: settingsOnly, spans: &none,
+        return try decodeDocument(buffer, path: path, settingsOnly: settingsOnly, spans: &none, timeZone: timeZone,
                                   releasing: releasingConsumed ? (minimumBytes: 64 << 20, everyRecords: 32_768) : nil).book
     }
 
     /// Parses a whole document and keeps, for a later `encode(_:reusing:)`, the lines of its records
     /// that are in the writer's form (none for a version-1 file, which a write migrates whole).
-    public static func decodeKeepingRecords(_ buffer: ByteBuffer, path: String) throws(StoreError) -> (book: Book, records: StoredRecords?) {
+    public static func decodeKeepingRecords(_ buffer: ByteBuffer, path: String,
+                                            timeZone: TimeZone = .current) throws(StoreError) -> (book: Book, records: StoredRecords?) {
         var spans: [(start: UInt32, count: UInt32)]? = []
-        let book = try decodeDocument(buffer, path: path, settingsOnly: false, spans: &spans).book
+        let book = try decodeDocument(buffer, path: path, settingsOnly: false, spans: &spans, timeZone: timeZone).book
         guard book.readVersion == Book.formatVersion, let spans, spans.count == book.transactions.count else { return (book, nil) }
         return (book, StoredRecords(buffer: buffer, transactions: book.transactions, spans: spans))
     }
@@ -333,7 +337,7 @@ public enum PortfolioCodec {
     /// With `parallel` (the default), a large transaction array is read on two threads; the result and
     /// any error are the same as reading it on one. `splitNear` chooses where the second thread starts (tests).
     static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool,
-                               spans: inout [(start: UInt32, count: UInt32)]?,
+                               spans: inout [(start: UInt32, count: UInt32)]?, timeZone: TimeZone = .current,
                                releasing: (minimumBytes: Int, everyRecords: Int)? = nil,
                                parallel: Bool = true, splitNear: Int? = nil) throws(StoreError) -> (book: Book, stopped: Bool) {
         var r = JSONReader(buffer: buffer)
@@ -458,13 +462,14 @@ public enum PortfolioCodec {
                 p.portfolios = [Portfolio(name: Portfolio.mainName)]
                 p.defaultPortfolio = Portfolio.mainName
             } else {
-                guard sawPortfolios, !p.portfolios.isEmpty else { throw JSONReadError(message: "no portfolios: a version 2 file names at least one", line: 1, column: 1) }
+                guard sawPortfolios, !p.portfolios.isEmpty else { throw JSONReadError(message: "no portfolios: a file of version 2 or later names at least one", line: 1, column: 1) }
                 let name = defaultPortfolio ?? p.portfolios[0].name
                 guard let found = p.portfolio(named: name) else {
                     throw JSONReadError(message: "the default portfolio '\(TextEscaping.escaped(name))' is not among the portfolios", line: 1, column: 1)
                 }
                 p.defaultPortfolio = found.name
             }
+            p.transactions.placeDays(in: timeZone)
             return (p, stopped)
         } catch {
             throw StoreError.reading(path, error)
@@ -664,6 +669,25 @@ public enum PortfolioCodec {
             throw r.error("'\(String(decoding: raw, as: UTF8.self))' is not a plain decimal string")
         }
         return lit.value
+    }
+
+    /// A record's date: `YYYY-MM-DD` is a calendar day (returned with its UTC midnight, to be placed in
+    /// the reader's zone by `Book.placeDays`), anything else an instant as `readDate` reads it.
+    static func readRecordDate(_ r: inout JSONReader) throws(JSONReadError) -> (Date, Int64?) {
+        let mark = r.mark
+        let raw = try r.readRawStringBytes()
+        guard raw.count == 10 else {
+            r.rewind(to: mark)
+            return (try readDate(&r), nil)
+        }
+        guard let (y, m, d) = ISODate.parseDay(utf8: raw) else {
+            throw r.error("'\(TextEscaping.escaped(String(decoding: raw, as: UTF8.self)))' is not a day (YYYY-MM-DD) or an ISO 8601 time")
+        }
+        let n = ISODate.days(fromCivil: y, m, d)
+        guard (ISODate.minMillis / 86_400_000...ISODate.maxMillis / 86_400_000).contains(n) else {
+            throw r.error("'\(ISODate.dayText(n))' is outside the dates bitpal keeps (\(ISODate.rangeText))")
+        }
+        return (ISODate.date(millis: n * 86_400_000), n)
     }
 
     static func readDate(_ r: inout JSONReader) throws(JSONReadError) -> Date {

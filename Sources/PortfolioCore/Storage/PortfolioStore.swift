@@ -31,10 +31,16 @@ public struct PortfolioStore: Sendable {
     public let directory: String
     public var path: String { directory + "/portfolio.json" }
 
-    /// Told the path of the backup a first write of a version-1 file made.
-    public var migrated: (@Sendable (String) -> Void)?
+    /// Told the path of the backup a first write of an older file made, and how many of its records
+    /// that write dated as calendar days.
+    public var migrated: (@Sendable (_ backup: String, _ days: Int) -> Void)?
+    /// The zone records dated a calendar day are placed in, and in which an older file's midnights are days.
+    public var timeZone: TimeZone
 
-    public init(directory: String) { self.directory = directory }
+    public init(directory: String, timeZone: TimeZone = .current) {
+        self.directory = directory
+        self.timeZone = timeZone
+    }
 
     /// The largest store read: 1 GiB (about 6 million transactions at ~170 bytes each).
     public static let readLimit = FileSystem.defaultReadLimit
@@ -42,7 +48,7 @@ public struct PortfolioStore: Sendable {
     /// The saved portfolio, or an empty one when there is no file yet.
     public func load() throws(StoreError) -> Book {
         guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return Book() }
-        return try PortfolioCodec.decode(buffer, path: path, releasingConsumed: true)
+        return try PortfolioCodec.decode(buffer, path: path, releasingConsumed: true, timeZone: timeZone)
     }
 
     /// The portfolios and registered assets only (no transactions): what resolving an argument needs,
@@ -61,7 +67,7 @@ public struct PortfolioStore: Sendable {
 
     private func loadKeepingRecords() throws(StoreError) -> (Book, StoredRecords?) {
         guard let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return (Book(), nil) }
-        return try PortfolioCodec.decodeKeepingRecords(buffer, path: path)
+        return try PortfolioCodec.decodeKeepingRecords(buffer, path: path, timeZone: timeZone)
     }
 
     /// Locks, loads, lets `change` edit the portfolio, and writes the result in one atomic step.
@@ -75,6 +81,8 @@ public struct PortfolioStore: Sendable {
         defer { for lock in locks.reversed() { lock.unlock() } }
         // The file as read stays in memory until the write, which copies the lines of unchanged records from it.
         var (read, stored) = try loadKeepingRecords()
+        // A file of an older version is written in this one: its records at a local midnight become days.
+        let days = read.readVersion < Book.formatVersion ? read.transactions.dateMidnightsAsDays(in: timeZone) : 0
         var book = read
         var original = book
         let outcome = try change(&book)
@@ -100,7 +108,7 @@ public struct PortfolioStore: Sendable {
                 let folder = (target as NSString).deletingLastPathComponent
                 let keep = try Self.freeBackupPath(in: folder, version: original.readVersion)
                 try FileSystem.writeAtomically(old, to: keep)
-                migrated?(keep)
+                migrated?(keep, days)
             }
             book.changed = []
             book.admission = nil

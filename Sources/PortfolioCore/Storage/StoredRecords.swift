@@ -137,7 +137,7 @@ enum CanonicalText {
         case .price, .total, .fee, .fxRate:
             return isFixed(inner)
         case .date:
-            return isDate(inner)
+            return isDate(inner) || isDay(inner)
         }
     }
 
@@ -152,6 +152,12 @@ enum CanonicalText {
         }
         if points == 0 { return true }
         return points == 1 && last != 48 && last != 46
+    }
+
+    /// `YYYY-MM-DD` as `ISODate.writeDay` spells a day `ISODate.parseDay` accepted.
+    static func isDay(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count == 10, b[4] == 45, b[7] == 45 else { return false }
+        return [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy { b[$0] >= 48 && b[$0] <= 57 }
     }
 
     /// `ISODate.write`'s spelling of a time `ISODate.parseTimestamp` accepted:

@@ -45,7 +45,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .fee: t.feeValue?.text
         case .currency: t.currency
         case .fxRate: t.fxRateValue?.text
-        case .date: ISODate.format(t.date)
+        case .date: t.recordDate.text
         case .notes: t.notes
         case .linkedId: t.linkedId.map(UUIDText.lowercased)
         }
@@ -64,7 +64,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .fee: if let v = t.feeValue { w.fixed(v) } else { w.null() }
         case .currency: w.string(t.currency)
         case .fxRate: if let v = t.fxRateValue { w.fixed(v) } else { w.null() }
-        case .date: w.date(t.date)
+        case .date: w.recordDate(t)
         case .notes: w.string(t.notes)
         case .linkedId: if let v = t.linkedId { w.uuid(v) } else { w.null() }
         }
@@ -83,7 +83,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .fee: w.withBytes { $0.append(34); t.feeValue?.write(to: &$0); $0.append(34) }
         case .currency: w.rawQuoted(t.currency ?? "")
         case .fxRate: w.withBytes { $0.append(34); t.fxRateValue?.write(to: &$0); $0.append(34) }
-        case .date: w.withBytes { $0.append(34); ISODate.write(t.date, to: &$0); $0.append(34) }
+        case .date: w.withBytes { $0.append(34); ISODate.write(t, to: &$0); $0.append(34) }
         case .notes: w.rawQuoted(t.notes ?? "")
         case .linkedId: w.withBytes { $0.append(34); if let l = t.linkedId { UUIDText.write(l, to: &$0) }; $0.append(34) }
         }
@@ -158,7 +158,7 @@ public enum TransactionField: String, CaseIterable, Sendable {
         case .fee: d.fee = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
         case .currency: d.currency = try r.readStringOrNull()
         case .fxRate: d.fxRate = r.consumeNull() ? nil : try PortfolioCodec.readFixed(&r)
-        case .date: d.date = try PortfolioCodec.readDate(&r)
+        case .date: (d.date, d.day) = try PortfolioCodec.readRecordDate(&r)
         case .notes: d.notes = try r.readStringOrNull()
         case .linkedId:
             if r.consumeNull() { d.linkedId = nil; return }
@@ -258,6 +258,8 @@ struct TransactionDraft {
     var currency: String?
     var fxRate: Fixed18?
     var date: Date?
+    /// Set for a date stored as a calendar day (`date` is then that day's UTC midnight until `Book.placeDays`).
+    var day: Int64?
     var notes: String?
     var linkedId: UUID?
 
@@ -275,7 +277,7 @@ struct TransactionDraft {
         return .success(Transaction(
             id: id, portfolio: portfolio ?? Portfolio.mainName, type: type, assetId: assetId, amount: amount, negative: negative,
             price: price, total: total, fee: v1 ? (fee ?? .zero) : fee, currency: v1 ? "USD" : currency, fxRate: v1 ? nil : fxRate,
-            date: date, notes: notes,
+            date: date, day: day, notes: notes,
             linkedId: linkedId))
     }
 }

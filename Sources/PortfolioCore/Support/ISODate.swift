@@ -268,7 +268,7 @@ public enum ISODate {
     }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+    public static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -317,6 +317,58 @@ public struct DateRangeError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(what) does not exist in \(zone): the clocks skipped it (write the time with an explicit UTC offset instead)"
         }
         return "\(what) is outside the dates bitpal keeps (\(ISODate.rangeText))"
+    }
+}
+
+/// A record's date: a calendar day (`day`, days since 1970-01-01) or an instant.
+///
+/// `date` is when it counts: the instant itself, or the day's first instant in the zone it was
+/// resolved in, so ordering, filters and valuations treat a day as its first moment there.
+public struct RecordDate: Hashable, Sendable {
+    public var date: Date
+    public var day: Int64?
+
+    public init(date: Date, day: Int64? = nil) {
+        self.date = date
+        self.day = day
+    }
+
+    public static func instant(_ date: Date) -> RecordDate { RecordDate(date: date) }
+
+    /// The day `n` (days since 1970), counted from its first instant in `zone`.
+    public static func day(_ n: Int64, in zone: TimeZone) -> RecordDate {
+        RecordDate(date: ISODate.truncatedToMillis(ISODate.startOfDay(ISODate.civilDay(fromDays: n), in: zone)), day: n)
+    }
+
+    /// `2024-01-15` for a day, else the instant in UTC (`2024-01-15T10:00:00Z`): as the store and JSON write it.
+    public var text: String {
+        if let day { return ISODate.dayText(day) }
+        return ISODate.format(date)
+    }
+}
+
+extension ISODate {
+    /// `YYYY-MM-DD` of day number `n`.
+    public static func dayText(_ n: Int64) -> String {
+        var out = [UInt8]()
+        writeDay(n, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends a transaction's date: its day, or its instant.
+    static func write(_ t: Transaction, to out: inout [UInt8]) {
+        if let day = t.day { writeDay(day, to: &out) } else { write(t.date, to: &out) }
+    }
+
+    /// Appends `YYYY-MM-DD` of day number `n` (years outside 0…9999 clamped as `write(millis:to:)` clamps).
+    static func writeDay(_ n: Int64, to out: inout [UInt8]) {
+        let (y, m, d) = civil(fromDays: min(max(n, minMillis / 86_400_000), maxMillis / 86_400_000))
+        func two(_ v: Int64) {
+            out.append(UInt8(48 + v / 10))
+            out.append(UInt8(48 + v % 10))
+        }
+        two(y / 100); two(y % 100)
+        out.append(45); two(m); out.append(45); two(d)
     }
 }
 
@@ -413,6 +465,16 @@ public enum DateInput: Equatable, Sendable {
         }
         guard ISODate.isInRange(date) else { throw DateRangeError(field: field, text: text) }
         return ISODate.truncatedToMillis(date)
+    }
+
+    /// What a record dated by this text is dated: a day (`YYYY-MM-DD`, `today`, `yesterday`) stays a
+    /// calendar day; a time is an instant.
+    ///
+    /// - Throws: `DateRangeError` as `start` does.
+    public func record(in zone: TimeZone, now: Date, field: String = "Date", text: String = "") throws(DateRangeError) -> RecordDate {
+        let date = try start(in: zone, now: now, field: field, text: text)
+        guard let (y, m, d) = civilDay(in: zone, now: now) else { return .instant(date) }
+        return RecordDate(date: date, day: ISODate.days(fromCivil: y, m, d))
     }
 
     /// As a filter's bound, a date outside the range keeps everything on its side (`--since

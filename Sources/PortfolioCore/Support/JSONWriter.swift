@@ -49,6 +49,9 @@ public struct JSONWriter {
     /// An ISO 8601 UTC time as a string.
     public mutating func date(_ value: Date) { rawString { ISODate.write(value, to: &$0) } }
 
+    /// A transaction's date: its day (`"2024-01-15"`) or its instant.
+    public mutating func recordDate(_ t: Transaction) { rawString { ISODate.write(t, to: &$0) } }
+
     /// A UUID as lower-case text.
     public mutating func uuid(_ value: UUID) { rawString { UUIDText.write(value, to: &$0) } }
 
