@@ -17,7 +17,7 @@ enum AssetOptions {
     }
 
     static func currency(_ text: String) throws -> String {
-        guard let code = CurrencyCode.parse(text) else { throw PortfolioError.unsupportedCurrency(text) }
+        guard let code = CurrencyCode.parse(text)?.code else { throw PortfolioError.unsupportedCurrency(text) }
         return code
     }
 

@@ -219,7 +219,7 @@ struct PortfolioEditCommand: Command {
                 for j in book.savingPlans.indices where book.savingPlans[j].portfolio == old.name { book.savingPlans[j].portfolio = newName }
             }
             if let currency {
-                guard let code = CurrencyCode.parse(currency) else { throw PortfolioError.unsupportedCurrency(currency) }
+                guard let code = CurrencyCode.parse(currency)?.code else { throw PortfolioError.unsupportedCurrency(currency) }
                 if code != p.baseCurrency {
                     // Every figure stored in the portfolio is in its base: the base changes only while there are none.
                     let used = book.transactions.contains { $0.portfolio == old.name } || book.savingPlans.contains { $0.portfolio == old.name }
