@@ -86,3 +86,14 @@ public struct Money: Hashable, Sendable {
         return total
     }
 }
+
+/// A report whose money is all in one currency.
+public protocol InOneCurrency {
+    /// The currency every figure is in.
+    var currency: CurrencyCode { get }
+}
+
+extension InOneCurrency {
+    /// `amount` in the report's currency.
+    public func money(_ amount: Exact36) -> Money { Money(amount, currency) }
+}
