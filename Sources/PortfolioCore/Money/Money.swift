@@ -9,9 +9,11 @@ public struct CurrencyCode: Hashable, Comparable, Sendable, CustomStringConverti
     /// what a person typed goes through `parse`.
     public init(_ code: String) { self.code = code }
 
+    /// The codes bitpal knows: the fiat currencies the price service prices in.
     public static let supported = ["USD", "EUR", "GBP", "JPY", "CAD", "AUD", "CHF", "CNY", "INR", "KRW", "BRL", "SEK",
                                    "NOK", "DKK", "PLN", "NZD", "SGD", "HKD", "MXN", "ZAR"]
 
+    /// The currency where nothing names one (a new portfolio's base).
     public static let usd = CurrencyCode("USD")
 
     /// `text` upper-cased when supported, else `nil`.
