@@ -6,7 +6,7 @@ enum AlertText {
     static let conditions = PriceAlert.Condition.allCases.map(\.rawValue)
 
     static func threshold(_ a: PriceAlert) -> String {
-        a.condition == .move ? "±\(a.threshold.text)%" : Human.showing(a.currency) { Human.money(Exact36(a.threshold)) }
+        a.condition == .move ? "±\(a.threshold.text)%" : Human.money(Money(Exact36(a.threshold), CurrencyCode(a.currency)))
     }
 
     static func json(_ a: PriceAlert) -> JSONValue { PriceAlert.fields.object(a) }
@@ -157,7 +157,7 @@ struct AlertCheckCommand: Command {
         }
         for f in check.fired {
             let a = f.alert, symbol = context.assetLabel(a.assetId).symbol.uppercased()
-            let price = Human.showing(f.quote.currency) { Human.money(f.quote.price) }
+            let price = Human.money(f.quote.price, in: CurrencyCode(f.quote.currency))
             let change = f.quote.change24h.map { ($0 >= 0 ? "+" : "") + DecimalFormatting.percent($0) + "%" } ?? ""
             switch a.condition {
             case .above, .below:

@@ -17,7 +17,7 @@ enum AssetOptions {
     }
 
     static func currency(_ text: String) throws -> String {
-        guard let code = CurrencyCode.parse(text) else { throw PortfolioError.unsupportedCurrency(text) }
+        guard let code = CurrencyCode.parse(text)?.code else { throw PortfolioError.unsupportedCurrency(text) }
         return code
     }
 
@@ -184,11 +184,15 @@ struct AssetShowCommand: Command {
             rows.add(["Id", TextEscaping.escaped(label.id)])
         }
         rows.add(["Transactions", String(AssetOptions.usage(of: label.id, in: book).transactions)])
-        rows.add(["Latest price", quote.map { "\(Human.price($0.price)) \($0.currency) (\($0.source.rawValue), \(Human.whenLabelled($0.time, in: context.timeZone)))" } ?? "—"])
+        rows.add(["Latest price",
+                  quote.map { "\(Human.price($0)) \($0.currency) (\($0.source.rawValue), \(Human.whenLabelled($0.time, in: context.timeZone)))" } ?? "—"])
         context.out(rows.render(style: context.style))
         if !positions.isEmpty {
             var table = Table([("PORTFOLIO", .left), ("QUANTITY", .right), ("COST BASIS", .right)])
-            for p in positions { table.add([TextEscaping.escaped(p.key.portfolio), Human.quantity(p.quantity), Human.money(p.costBasis)]) }
+            for p in positions {
+                let base = CurrencyCode(book.portfolio(named: p.key.portfolio)?.baseCurrency ?? "USD")
+                table.add([TextEscaping.escaped(p.key.portfolio), Human.quantity(p.quantity), Human.money(Money(p.costBasis, base))])
+            }
             context.out("\n" + table.render(style: context.style))
         }
         return .success

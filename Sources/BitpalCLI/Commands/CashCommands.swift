@@ -270,13 +270,12 @@ struct CashBalanceCommand: Command {
         }
         var table = Table([("CURRENCY", .left), ("BALANCE", .right), ("VALUE (\(base))", .right)])
         for c in lines {
-            table.add([.init(c.currency), .init(Human.showing(c.currency) { Human.money(c.balance) }),
-                       .init(c.value.map { v in Human.showing(base) { Human.money(v) } } ?? "no rate")])
+            table.add([.init(c.currency), .init(Human.money(c.money)), .init(c.value.map(report.money).map(Human.money) ?? "no rate")])
         }
-        if lines.isEmpty { table.add([.init(base), .init(Human.showing(base) { Human.money(Exact36.zero) }), .init(Human.showing(base) { Human.money(Exact36.zero) })]) }
+        if lines.isEmpty { table.add([.init(base), .init(Human.money(.zero(report.currency))), .init(Human.money(.zero(report.currency)))]) }
         context.out(table.render(style: context.style))
         if lines.count > 1 {
-            context.out("Total \(Human.showing(base) { Human.money(report.cashBalance ?? .zero) })"
+            context.out("Total \(Human.money(report.money(report.cashBalance ?? .zero)))"
                 + (report.missingRates.isEmpty ? "" : " (without the cash that has no rate)") + "\n")
         }
         return .success
@@ -311,9 +310,10 @@ struct CashHistoryCommand: Command {
         var table = Table((all ? [("PORTFOLIO", .left)] : []) + [("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("AMOUNT", .right), ("BALANCE", .right),
                                                                   ("CURRENCY", .left), ("ID", .left)])
         for m in rows {
-            Human.symbol = Human.symbol(of: m.currency)
+            let currency = CurrencyCode(m.currency)
             table.add((all ? [.init(TextEscaping.escaped(m.portfolio))] : []) + [
-                .init(Human.day(m.date, in: zone)), .init(m.type.rawValue), .init(Human.signedMoney(m.amount)), .init(Human.money(m.balance)),
+                .init(Human.day(m.date, in: zone)), .init(m.type.rawValue), .init(Human.signedMoney(Money(m.amount, currency))),
+                .init(Human.money(Money(m.balance, currency))),
                 .init(m.currency), .init(String(UUIDText.lowercased(m.transactionId).prefix(8))),
             ])
         }

@@ -195,7 +195,7 @@ struct WatchListCommand: Command {
         for r in rows {
             table.add([
                 .init(TextEscaping.escaped(r.coin.symbol.uppercased())), .init(TextEscaping.escaped(r.coin.name)),
-                .init(r.quote.map { Human.price($0.price) } ?? "—"),
+                .init(r.quote.map(Human.price) ?? "—"),
                 .init(Human.percent(r.quote?.change24h), paint: { style.pnl($0, r.quote?.change24h) }),
                 .init(r.quote.map { Human.age($0.time, now: context.now) } ?? "never"),
             ])
@@ -258,12 +258,12 @@ struct WidgetCommand: Command {
         }
         let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
         var line = nothingPriced ? "— (no prices yet)"
-            : "\(Human.money(s.totalValue)) " + style.pnl("\(Human.signedMoney(s.totalPnL)) (\(Human.percent(s.totalPnLPercentage)))", s.totalPnL)
+            : "\(Human.money(s.money(s.totalValue))) " + style.pnl("\(Human.signedMoney(s.money(s.totalPnL))) (\(Human.percent(s.totalPnLPercentage)))", s.totalPnL)
         if s.stale { line += " " + style.yellow("[stale]") }
         context.out(line + "\n")
         let count = size == .small ? 0 : size == .medium ? 2 : 5
         for h in s.topHoldings.prefix(count) {
-            context.out("\(TextEscaping.escaped(h.asset.symbol.uppercased())) \(h.currentValue.map(Human.money) ?? "—") "
+            context.out("\(TextEscaping.escaped(h.asset.symbol.uppercased())) \(h.currentValue.map(s.money).map(Human.money) ?? "—") "
                 + style.pnl(Human.percent(h.profitLossPercentage), h.profitLossPercentage) + "\n")
         }
         return .success

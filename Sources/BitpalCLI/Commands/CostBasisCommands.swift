@@ -108,16 +108,18 @@ enum LotText {
                 let lead: [Table.Cell] = portfolioColumn ? [Table.Cell(TextEscaping.escaped(l.portfolio))] : []
                 let cells: [Table.Cell] = [
                     Table.Cell(TextEscaping.escaped(h.asset.symbol.uppercased())), Table.Cell(acquired), Table.Cell(age), Table.Cell(term),
-                    Table.Cell(Human.quantity(l.lot.quantity.decimal)), Table.Cell(Human.price(l.unitCost)), Table.Cell(Human.money(l.basis)),
-                    Table.Cell(v.map(Human.money) ?? "—"), Table.Cell(gain.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, gain) }),
+                    Table.Cell(Human.quantity(l.lot.quantity.decimal)), Table.Cell(Human.price(report.money(l.unitCost))),
+                    Table.Cell(Human.money(report.money(l.basis))),
+                    Table.Cell(v.map(report.money).map(Human.money) ?? "—"),
+                    Table.Cell(gain.map(report.money).map(Human.signedMoney) ?? "—", paint: { style.pnl($0, gain) }),
                     Table.Cell(l.lot.source.map(Human.shortID) ?? "—"),
                 ]
                 table.add(lead + cells)
             }
         }
         table.addFooter((portfolioColumn ? [.init("")] : []) + [
-            .init("TOTAL"), .init(""), .init(""), .init(""), .init(""), .init(""), .init(Human.money(report.openCost)),
-            .init(Human.money(report.holdingsValue)), .init(""), .init(""),
+            .init("TOTAL"), .init(""), .init(""), .init(""), .init(""), .init(""), .init(Human.money(report.money(report.openCost))),
+            .init(Human.money(report.money(report.holdingsValue))), .init(""), .init(""),
         ])
         return table.render(style: style)
             + "TERM: held up to 365 days is short, longer is long (as of today). FROM: the acquisition; 'bitpal explain ID' shows it.\n"
@@ -187,19 +189,20 @@ struct GainsCommand: Command {
             table.add((all ? [.init(TextEscaping.escaped(r.disposal.portfolio))] : []) + [
                 .init(Human.day(r.disposal.date, in: zone)), .init(Human.shortID(r.disposal.transactionId)),
                 .init(TextEscaping.escaped(r.asset.symbol.uppercased())), .init(r.label), .init(Human.quantity(r.disposal.quantity.decimal)),
-                .init(Human.money(r.proceeds)), .init(Human.money(r.basis)),
-                .init(Human.signedMoney(r.gain), paint: { style.pnl($0, r.gain) }), .init(r.term.rawValue),
+                .init(Human.money(report.money(r.proceeds))), .init(Human.money(report.money(r.basis))),
+                .init(Human.signedMoney(report.money(r.gain)), paint: { style.pnl($0, r.gain) }), .init(r.term.rawValue),
             ])
         }
         context.out(table.render(style: style))
         var totals = Table([("YEAR", .left), ("GAIN", .right), ("SHORT TERM", .right), ("LONG TERM", .right)])
         for t in report.totals {
-            totals.add([.init(String(t.year)), .init(Human.signedMoney(t.gain), paint: { style.pnl($0, t.gain) }),
-                        .init(t.shortTerm.map(Human.signedMoney) ?? "—"), .init(t.longTerm.map(Human.signedMoney) ?? "—")])
+            totals.add([.init(String(t.year)), .init(Human.signedMoney(report.money(t.gain)), paint: { style.pnl($0, t.gain) }),
+                        .init(t.shortTerm.map(report.money).map(Human.signedMoney) ?? "—"), .init(t.longTerm.map(report.money).map(Human.signedMoney) ?? "—")])
         }
         if report.totals.count > 1 {
-            totals.addFooter([.init("TOTAL"), .init(Human.signedMoney(report.total), paint: { style.pnl($0, report.total) }),
-                              .init(report.shortTerm.map(Human.signedMoney) ?? "—"), .init(report.longTerm.map(Human.signedMoney) ?? "—")])
+            totals.addFooter([.init("TOTAL"), .init(Human.signedMoney(report.money(report.total)), paint: { style.pnl($0, report.total) }),
+                              .init(report.shortTerm.map(report.money).map(Human.signedMoney) ?? "—"),
+                              .init(report.longTerm.map(report.money).map(Human.signedMoney) ?? "—")])
         }
         context.out("\n" + totals.render(style: style))
         if report.rows.contains(where: { $0.disposal.method == .average }) {
@@ -242,7 +245,6 @@ struct CompareCommand: Command {
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
         let (reports, rows) = try session.compare(book, portfolio: portfolio, since: since, until: until, timeZone: zone, refresh: true,
                                                   currency: code, names: context.names)
-        Human.symbol = Human.symbol(of: reports.baseCurrency)
         if context.json {
             func day(_ d: Date?) -> JSONValue { .optional(d.map { Human.day($0, in: zone) }) }
             context.printJSON(.object([
@@ -263,10 +265,10 @@ struct CompareCommand: Command {
         for m in rows {
             let sum = m.unrealized.flatMap { try? m.realized + $0 }
             table.add([.init(m.method.rawValue + (m.current ? " *" : "")),
-                       .init(Human.signedMoney(m.realized), paint: { style.pnl($0, m.realized) }),
-                       .init(m.shortTerm.map(Human.signedMoney) ?? "—"), .init(m.longTerm.map(Human.signedMoney) ?? "—"),
-                       .init(m.unrealized.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, m.unrealized) }),
-                       .init(m.openBasis.map(Human.money) ?? "—"), .init(sum.map(Human.signedMoney) ?? "—")])
+                       .init(Human.signedMoney(reports.money(m.realized)), paint: { style.pnl($0, m.realized) }),
+                       .init(m.shortTerm.map(reports.money).map(Human.signedMoney) ?? "—"), .init(m.longTerm.map(reports.money).map(Human.signedMoney) ?? "—"),
+                       .init(m.unrealized.map(reports.money).map(Human.signedMoney) ?? "—", paint: { style.pnl($0, m.unrealized) }),
+                       .init(m.openBasis.map(reports.money).map(Human.money) ?? "—"), .init(sum.map(reports.money).map(Human.signedMoney) ?? "—")])
         }
         context.out(table.render(style: style))
         context.out("* the portfolio's method; change it with 'bitpal portfolio edit \(TextEscaping.escaped(portfolio.name)) --method METHOD'.\n")
@@ -304,23 +306,23 @@ struct ExplainCommand: Command {
         let named = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
         // A linked record (a swap, a move, a cash transfer or exchange) is explained leg by leg, the one named first.
         let legs = book.legs(of: named)
-        var texts: [(text: ExplainText, currency: String)] = []
+        var texts: [ExplainText] = []
         for index in [named] + legs.filter({ $0 != named }) {
             let tx = book.transactions[index]
             let (found, remaining) = session.explain(book, index: index, names: context.names)
             guard let e = found else {
                 throw CommandFailure("Transaction \(Human.shortID(tx.id)) breaks a rule of the store and is left out of every report; run 'bitpal check'")
             }
-            let currency = book.portfolio(named: tx.portfolio)?.baseCurrency ?? "USD"
-            texts.append((ExplainText(e: e, remaining: remaining, zone: context.timeZone, symbol: context.assetLabel(tx.assetId).symbol.uppercased(),
-                                      multiplePortfolios: book.portfolios.count > 1), currency))
+            let currency = CurrencyCode(book.portfolio(named: tx.portfolio)?.baseCurrency ?? "USD")
+            texts.append(ExplainText(e: e, remaining: remaining, zone: context.timeZone, symbol: context.assetLabel(tx.assetId).symbol.uppercased(),
+                                     multiplePortfolios: book.portfolios.count > 1, currency: currency))
         }
         if context.json {
             // One object for one record, as before; an array of the legs for a link.
-            let objects = texts.map { t in Human.showing(t.currency) { t.text.json(currency: t.currency) } }
+            let objects = texts.map { $0.json() }
             context.printJSON(objects.count == 1 ? objects[0] : .array(objects))
         } else {
-            context.out(texts.map { t in Human.showing(t.currency) { t.text.lines(context: context).joined(separator: "\n") } }
+            context.out(texts.map { $0.lines(context: context).joined(separator: "\n") }
                 .joined(separator: "\n\n") + "\n")
         }
         return .success
@@ -328,12 +330,14 @@ struct ExplainCommand: Command {
 }
 
 /// `explain`'s words and JSON.
-struct ExplainText {
+struct ExplainText: InOneCurrency {
     var e: Explanation
     var remaining: [(portfolio: String, lot: Lot)]
     var zone: TimeZone
     var symbol: String
     var multiplePortfolios: Bool
+    /// The portfolio's base: the currency of every basis, proceeds and gain.
+    var currency: CurrencyCode
 
     var tx: Transaction { e.transaction }
 
@@ -350,10 +354,10 @@ struct ExplainText {
         lots.reduce((Fixed18.zero, Exact36.zero)) { acc, l in ((try? acc.0.adding(l.quantity)) ?? acc.0, (try? acc.1 + l.basis) ?? acc.1) }
     }
 
-    func json(currency: String) -> JSONValue {
+    func json() -> JSONValue {
         var fields: [(String, JSONValue)] = [("transactionId", .string(UUIDText.lowercased(tx.id))), ("type", .string(tx.type.rawValue)),
                                              ("portfolio", .string(tx.portfolio)), ("method", .string(e.method.rawValue)),
-                                             ("currency", .string(currency))]
+                                             ("currency", .string(currency.code))]
         if let d = e.disposals.first(where: { !$0.isNetworkFee }) {
             fields += [("quantity", LotText.quantity(d.quantity)), ("proceeds", ReportJSON.money(d.proceeds)), ("fee", ReportJSON.money(d.fee)),
                        ("basis", ReportJSON.money(d.basis)), ("gain", ReportJSON.money(d.gain)), ("realized", .bool(d.realizes)),
@@ -393,7 +397,7 @@ struct ExplainText {
 
     func lines(context: Context) -> [String] {
         let where_ = multiplePortfolios ? " in '\(TextEscaping.escaped(tx.portfolio))'" : ""
-        var out = ["\(TransactionOptions.describe([tx], context: context))",
+        var out = ["\(TransactionOptions.describe([tx], context: context, otherwise: currency))",
                    "Transaction \(UUIDText.lowercased(tx.id))\(where_), cost basis by \(e.method.rawValue)."]
         for d in e.disposals { out += disposalLines(d) }
         if !e.made.isEmpty { out += acquisitionLines() }
@@ -404,11 +408,12 @@ struct ExplainText {
             out += lotTable(e.after, disposedOn: nil)
         }
         if let i = e.income {
-            out.append("  income     \(Human.money(i.gross)) gross − \(Human.money(i.taxWithheld)) tax withheld = \(Human.money(i.net))")
+            out.append("  income     \(Human.money(money(i.gross))) gross − \(Human.money(money(i.taxWithheld))) tax withheld = \(Human.money(money(i.net)))")
         }
         if let c = e.cash {
-            out.append("  cash       \(Human.showing(c.currency) { Human.signedMoney(c.amount) }) \(c.currency), balance after "
-                       + Human.showing(c.currency) { Human.money(c.balance) })
+            let cash = CurrencyCode(c.currency)
+            out.append("  cash       \(Human.signedMoney(Money(c.amount, cash))) \(c.currency), balance after "
+                       + Human.money(Money(c.balance, cash)))
         }
         if out.count == 2 { out.append("  It changes no quantity, basis or income.") }
         return out
@@ -420,26 +425,26 @@ struct ExplainText {
         if d.isNetworkFee || tx.type == .transferOut { out.append("  \(what):") }
         if let pool = d.poolBefore {
             let avg = Lot.costPerUnit(pool.basis, pool.quantity)
-            out.append("  pool before  \(q(pool.quantity)) \(symbol), basis \(Human.money(pool.basis)) (average \(Human.price(avg)))")
+            out.append("  pool before  \(q(pool.quantity)) \(symbol), basis \(Human.money(money(pool.basis))) (average \(Human.price(money(avg))))")
             out.append(d.quantity == pool.quantity
-                       ? "  basis        the whole pool: \(Human.money(d.basis))"
-                       : "  basis        \(Human.money(pool.basis)) × \(q(d.quantity)) ÷ \(q(pool.quantity)) = \(Human.money(d.basis))")
+                       ? "  basis        the whole pool: \(Human.money(money(d.basis)))"
+                       : "  basis        \(Human.money(money(pool.basis))) × \(q(d.quantity)) ÷ \(q(pool.quantity)) = \(Human.money(money(d.basis)))")
         } else {
             out.append("  lots taken (\(Lots.takingOrder(d.method))):")
             out += lotTable(d.parts, disposedOn: d.date)
-            out.append("  basis        " + (d.parts.count > 1 ? d.parts.map { Human.money($0.basis) }.joined(separator: " + ") + " = " : "")
-                       + Human.money(d.basis))
+            out.append("  basis        " + (d.parts.count > 1 ? d.parts.map { Human.money(money($0.basis)) }.joined(separator: " + ") + " = " : "")
+                       + Human.money(money(d.basis)))
         }
         if d.isNetworkFee {
-            out.append("  gain         0.00 − \(Human.money(d.basis)) = \(Human.signedMoney(d.gain))")
+            out.append("  gain         0.00 − \(Human.money(money(d.basis))) = \(Human.signedMoney(money(d.gain)))")
         } else if !d.realizes {
             out.append("  nothing realized: the basis leaves with the units" + (tx.linkedId != nil ? " and arrives with them in the other portfolio" : ""))
         } else if tx.type == .adjustment {
-            out.append("  gain         nothing received − \(Human.money(d.basis)) = \(Human.signedMoney(d.gain))")
+            out.append("  gain         nothing received − \(Human.money(money(d.basis))) = \(Human.signedMoney(money(d.gain)))")
         } else {
             let gross = (try? d.proceeds + d.fee) ?? d.proceeds
-            out.append("  proceeds     \(Human.money(gross)) − fee \(Human.money(d.fee)) = \(Human.money(d.proceeds))")
-            out.append("  gain         \(Human.money(d.proceeds)) − \(Human.money(d.basis)) = \(Human.signedMoney(d.gain))")
+            out.append("  proceeds     \(Human.money(money(gross))) − fee \(Human.money(money(d.fee))) = \(Human.money(money(d.proceeds)))")
+            out.append("  gain         \(Human.money(money(d.proceeds))) − \(Human.money(money(d.basis))) = \(Human.signedMoney(money(d.gain)))")
         }
         return out
     }
@@ -448,15 +453,15 @@ struct ExplainText {
         var out: [String] = []
         let (quantity, basis) = sum(e.made)
         if tx.type == .transferIn && tx.linkedId != nil {
-            out.append("  received   \(q(quantity)) \(symbol), basis \(Human.money(basis)), in the lots the transfer-out took:")
+            out.append("  received   \(q(quantity)) \(symbol), basis \(Human.money(money(basis))), in the lots the transfer-out took:")
             out += lotTable(e.made, disposedOn: nil)
         } else {
-            out.append("  lot        \(q(quantity)) \(symbol), basis \(Human.money(basis)) (unit cost \(Human.price(Lot.costPerUnit(basis, quantity)))), "
+            out.append("  lot        \(q(quantity)) \(symbol), basis \(Human.money(money(basis))) (unit cost \(Human.price(money(Lot.costPerUnit(basis, quantity))))), "
                        + "acquired \(Human.day(tx.date, in: zone))")
         }
         if e.method == .average {
             if let pool = e.after.first {
-                out.append("  pool after \(q(pool.quantity)) \(symbol), basis \(Human.money(pool.basis)) (average \(Human.price(pool.costPerUnit)))")
+                out.append("  pool after \(q(pool.quantity)) \(symbol), basis \(Human.money(money(pool.basis))) (average \(Human.price(money(pool.costPerUnit))))")
             }
             out.append("  Under average cost the units join the pool; no lot of its own is left to follow.")
         } else if remaining.isEmpty {
@@ -464,7 +469,7 @@ struct ExplainText {
         } else {
             for r in remaining {
                 let place = multiplePortfolios ? " in '\(TextEscaping.escaped(r.portfolio))'" : ""
-                out.append("  left now   \(q(r.lot.quantity)) \(symbol), basis \(Human.money(r.lot.basis))\(place)")
+                out.append("  left now   \(q(r.lot.quantity)) \(symbol), basis \(Human.money(money(r.lot.basis)))\(place)")
             }
         }
         return out
@@ -476,7 +481,7 @@ struct ExplainText {
         for lot in lots {
             let term = disposedOn.flatMap { d in lot.acquired.map { HoldingTerm.of(acquired: $0, disposed: d, in: zone).rawValue } }
             t.add([lot.acquired.map { Human.day($0, in: zone) } ?? "pool", lot.source.map(Human.shortID) ?? "—", q(lot.quantity),
-                   Human.price(lot.costPerUnit), Human.money(lot.basis)] + (disposedOn != nil ? [term ?? "—"] : []))
+                   Human.price(money(lot.costPerUnit)), Human.money(money(lot.basis))] + (disposedOn != nil ? [term ?? "—"] : []))
         }
         t.indent = "    "
         let rendered = t.render(style: Style(enabled: false))

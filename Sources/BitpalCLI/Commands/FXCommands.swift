@@ -4,7 +4,7 @@ import PortfolioCore
 /// The exchange-rate table: rates typed by hand (and, later, fetched), kept in portfolio.json.
 enum FXOptions {
     static func currency(_ text: String, field: String) throws -> String {
-        guard let code = CurrencyCode.parse(text) else { throw PortfolioError.unsupportedCurrency(text) }
+        guard let code = CurrencyCode.parse(text)?.code else { throw PortfolioError.unsupportedCurrency(text) }
         return code
     }
 

@@ -11,7 +11,6 @@ extension Context {
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
         let timeline = try session.timeline(book, portfolios: chosen, refresh: refresh, currency: code, timeZone: timeZone, names: names)
         Parallel.discard(&book, leaving: Book())
-        Human.symbol = Human.symbol(of: timeline.currency)
         let title = all ? "all portfolios" : "'\(TextEscaping.escaped(chosen.first ?? ""))'"
         return (timeline, title)
     }
@@ -104,7 +103,7 @@ struct HistoryCommand: Command {
         let history = timeline.history(interval: interval ?? (chart ? .day : .month), since: since, until: until)
         if context.json {
             context.printJSON(.object([
-                ("interval", .string(history.interval.rawValue)), ("currency", .string(history.currency)),
+                ("interval", .string(history.interval.rawValue)), ("currency", .string(history.currency.code)),
                 ("rows", .array(history.rows.map { r in
                     .object([("date", .string(r.date.description)), ("holdingsValue", ReportJSON.money(r.holdingsValue)),
                              ("cash", ReportJSON.money(r.cash)), ("totalValue", ReportJSON.money(r.totalValue)),
@@ -139,10 +138,10 @@ struct HistoryCommand: Command {
         columns += [("TOTAL VALUE", .right), ("NET INVESTED", .right), ("P&L", .right), ("", .left)]
         var table = Table(columns)
         for r in history.rows {
-            var cells: [Table.Cell] = [.init(r.date.description), .init(Human.money(r.holdingsValue))]
-            if cash { cells.append(.init(r.cash.map(Human.money) ?? "—")) }
-            cells += [.init(Human.money(r.totalValue)), .init(Human.money(r.netInvested)),
-                      .init(Human.signedMoney(r.pnl), paint: { style.pnl($0, r.pnl) }),
+            var cells: [Table.Cell] = [.init(r.date.description), .init(Human.money(history.money(r.holdingsValue)))]
+            if cash { cells.append(.init(r.cash.map(history.money).map(Human.money) ?? "—")) }
+            cells += [.init(Human.money(history.money(r.totalValue))), .init(Human.money(history.money(r.netInvested))),
+                      .init(Human.signedMoney(history.money(r.pnl)), paint: { style.pnl($0, r.pnl) }),
                       .init(r.partial ? "partial" : "", paint: { style.yellow($0) })]
             table.add(cells)
         }
@@ -154,14 +153,14 @@ struct HistoryCommand: Command {
         let rows = history.rows
         let chart = LineChart(series: [LineChart.Series(label: "total value", values: rows.map(\.totalValue.double)),
                                        LineChart.Series(label: "net invested", values: rows.map(\.netInvested.double))],
-                              dates: rows.map(\.date), width: columns, ascii: ascii)
+                              dates: rows.map(\.date), currency: history.currency, width: columns, ascii: ascii)
         let every: String = switch history.interval { case .day: "daily"; case .week: "weekly"; case .month: "monthly" }
         var head = "Value of \(title) in \(history.currency), \(every), \(rows.first?.date.description ?? "") to \(rows.last?.date.description ?? "")"
         if head.count > max(columns, LineChart.minimumWidth) { head = String(head.prefix(max(columns, LineChart.minimumWidth))) }
         let last = rows[rows.count - 1]
         // The last row in words, wrapped at the width.
-        let parts = ["On \(last.date): value \(Human.money(last.totalValue)),", "net invested \(Human.money(last.netInvested)),",
-                     "P&L \(Human.signedMoney(last.pnl))."]
+        let parts = ["On \(last.date): value \(Human.money(history.money(last.totalValue))),", "net invested \(Human.money(history.money(last.netInvested))),",
+                     "P&L \(Human.signedMoney(history.money(last.pnl)))."]
         var foot = "", line = ""
         for part in parts {
             if !line.isEmpty && line.count + 1 + part.count > max(columns, LineChart.minimumWidth) {
@@ -241,15 +240,16 @@ struct PerformanceCommand: Command {
         context.warnPartial(days: p.partialDays, unpriced: p.unpriced, what: "the period")
         // Over the whole history, the gain and summary's total P&L answer one question two ways: name the gap.
         let whole = since == timeline.firstDay && until == timeline.today
-        let summaryPnL = whole ? try context.reports(refresh: false, all: all, currency: currency).summary().totalPnL : nil
-        let gap = summaryPnL.flatMap { try? p.gain - $0 }
+        let summary = whole ? try context.reports(refresh: false, all: all, currency: currency).summary() : nil
+        let summaryPnL = summary.map { $0.money($0.totalPnL) }
+        let gap = try summary.flatMap { s throws(PortfolioError) in try p.gap(to: s) }
         if context.json {
             context.printJSON(.object([
                 ("since", .string(p.since.description)), ("until", .string(p.until.description)), ("days", .number(String(p.days))),
                 ("startValue", ReportJSON.money(p.startValue)), ("endValue", ReportJSON.money(p.endValue)),
                 ("netFlows", ReportJSON.money(p.netFlows)), ("gain", ReportJSON.money(p.gain)),
                 ("twr", ReportJSON.rate(p.twr)), ("twrAnnualized", ReportJSON.rate(p.twrAnnualized)), ("irr", ReportJSON.rate(p.irr)),
-                ("summaryTotalPnL", ReportJSON.money(summaryPnL)), ("movedAtMarketValue", ReportJSON.money(gap)),
+                ("summaryTotalPnL", ReportJSON.money(summaryPnL?.amount)), ("movedAtMarketValue", ReportJSON.money(gap?.amount)),
                 ("flows", .array(p.flows.map { f in
                     .object([("date", .string(f.date.description)), ("kind", .string(f.kind.rawValue)),
                              ("transactionId", .string(UUIDText.lowercased(f.transactionId))), ("amount", ReportJSON.money(f.amount))])
@@ -261,12 +261,12 @@ struct PerformanceCommand: Command {
         context.out("Performance of \(title) from \(p.since) to \(p.until) (\(p.days) day\(p.days == 1 ? "" : "s")), in \(p.currency):\n")
         var rows = Table([("", .left), ("", .right), ("", .left)])
         rows.showsHeader = false
-        rows.add([.init("Start value"), .init(Human.money(p.startValue)), .init("at the end of \(p.since.adding(days: -1))")])
-        rows.add([.init("End value"), .init(Human.money(p.endValue)), .init("at the end of \(p.until)")])
-        rows.add([.init("Net flows"), .init(Human.signedMoney(p.netFlows)),
+        rows.add([.init("Start value"), .init(Human.money(p.money(p.startValue))), .init("at the end of \(p.since.adding(days: -1))")])
+        rows.add([.init("End value"), .init(Human.money(p.money(p.endValue))), .init("at the end of \(p.until)")])
+        rows.add([.init("Net flows"), .init(Human.signedMoney(p.money(p.netFlows))),
                   .init("\(p.flows.count) flow\(p.flows.count == 1 ? "" : "s"): money put in, less taken out (assets moved at their market value)")])
-        rows.add([.init("Gain"), .init(Human.signedMoney(p.gain), paint: { style.pnl($0, p.gain) }), .init("end − start − net flows")])
-        if let summaryPnL, let gap, DecimalFormatting.money(gap) != "0.00" {
+        rows.add([.init("Gain"), .init(Human.signedMoney(p.money(p.gain)), paint: { style.pnl($0, p.gain) }), .init("end − start − net flows")])
+        if let summaryPnL, let gap, DecimalFormatting.money(gap.amount) != "0.00" {
             rows.add([.init("Summary's P&L"), .init(Human.signedMoney(summaryPnL)),
                       .init("the gain is \(Human.moneyApart(gap)): assets moved in or out count here at their market value, in 'summary' at their basis")])
         }
@@ -288,7 +288,7 @@ struct PerformanceCommand: Command {
                 let asset = f.assetId.isEmpty ? "" : session.assetLabel(f.assetId).symbol.uppercased()
                 table.add((all ? [.init(TextEscaping.escaped(f.portfolio))] : []) + [
                     .init(f.date.description), .init(f.kind.rawValue), .init(Human.shortID(f.transactionId)), .init(TextEscaping.escaped(asset)),
-                    .init(Human.signedMoney(f.amount)), .init(f.atBasis ? "at basis (no price)" : ""),
+                    .init(Human.signedMoney(p.money(f.amount))), .init(f.atBasis ? "at basis (no price)" : ""),
                 ])
             }
             context.out("\n" + table.render(style: style))

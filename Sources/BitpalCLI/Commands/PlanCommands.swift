@@ -33,8 +33,8 @@ enum PlanText {
         let session = try context.session()
         let portfolios: Set<String> = plan.portfolio.map { [$0] } ?? Set(book.portfolios.filter(\.active).map(\.name))
         let reports = try session.reports(book, portfolios: portfolios, refresh: false, names: context.names)
-        Human.symbol = Human.symbol(of: reports.baseCurrency)
-        return PlanProgress(plan: plan, currentValue: reports.summary().totalValue, today: context.now, timeZone: context.timeZone)
+        let summary = reports.summary()
+        return PlanProgress(plan: plan, currentValue: summary.money(summary.totalValue), today: context.now, timeZone: context.timeZone)
     }
 
     static func json(_ p: InvestmentPlan, _ g: PlanProgress, zone: TimeZone) -> JSONValue {
@@ -111,7 +111,7 @@ struct PlanAddCommand: Command {
         if context.json {
             context.printJSON(PlanText.json(plan, g, zone: context.timeZone))
         } else {
-            context.out("Added plan '\(TextEscaping.escaped(name))': \(Human.money(Exact36(target))) by \(Human.day(plan.byDate, in: context.timeZone)). "
+            context.out("Added plan '\(TextEscaping.escaped(name))': \(Human.money(g.money(Exact36(target)))) by \(Human.day(plan.byDate, in: context.timeZone)). "
                         + "See it with: bitpal plan show \(name.contains(" ") ? "\"\(name)\"" : name)\n")
         }
         return .success
@@ -138,10 +138,10 @@ struct PlanListCommand: Command {
         var table = Table([("NAME", .left), ("PORTFOLIO", .left), ("STATUS", .left), ("TARGET", .right), ("BY", .left), ("NOW", .right),
                            ("PROGRESS", .right), ("PROJECTED", .right), ("ON TRACK", .left), ("NEEDS MONTHLY", .right)])
         for (p, g) in rows {
-            table.add([TextEscaping.escaped(p.name), TextEscaping.escaped(p.portfolio ?? "all"), p.status.rawValue, Human.money(Exact36(p.target)),
-                       Human.day(p.byDate, in: context.timeZone), Human.money(g.currentValue),
-                       g.progressPercentage.map { DecimalFormatting.percent($0) + "%" } ?? "—", Human.money(g.projectedTotal),
-                       g.onTrack ? "yes" : "no", g.requiredMonthly.map(Human.money) ?? "—"])
+            table.add([TextEscaping.escaped(p.name), TextEscaping.escaped(p.portfolio ?? "all"), p.status.rawValue, Human.money(g.money(Exact36(p.target))),
+                       Human.day(p.byDate, in: context.timeZone), Human.money(g.money(g.currentValue)),
+                       g.progressPercentage.map { DecimalFormatting.percent($0) + "%" } ?? "—", Human.money(g.projectedTotal, in: g.currency),
+                       g.onTrack ? "yes" : "no", g.requiredMonthly.map { Human.money($0, in: g.currency) } ?? "—"])
         }
         context.out(table.render(style: context.style))
         return .success
@@ -168,12 +168,15 @@ struct PlanShowCommand: Command {
         rows.showsHeader = false
         rows.add(["Plan", TextEscaping.escaped(p.name), "\(p.status.rawValue), risk \(p.risk.rawValue)" + (p.notes.map { " — " + TextEscaping.escaped($0) } ?? "")])
         rows.add(["Portfolio", TextEscaping.escaped(p.portfolio ?? "all"), ""])
-        rows.add(["Target", Human.money(Exact36(p.target)), "by \(Human.day(p.byDate, in: context.timeZone)) (started \(Human.day(p.startDate, in: context.timeZone)))"])
-        rows.add(["Now", Human.money(g.currentValue), g.progressPercentage.map { DecimalFormatting.percent($0) + "% of the target" } ?? ""])
+        rows.add(["Target", Human.money(g.money(Exact36(p.target))),
+                  "by \(Human.day(p.byDate, in: context.timeZone)) (started \(Human.day(p.startDate, in: context.timeZone)))"])
+        rows.add(["Now", Human.money(g.money(g.currentValue)), g.progressPercentage.map { DecimalFormatting.percent($0) + "% of the target" } ?? ""])
         rows.add(["Time left", "\(g.monthsRemaining) months", "\(g.daysRemaining) days"])
-        rows.add(["Projected", Human.money(g.projectedTotal), "with \(p.monthly.map { Human.money(Exact36($0)) } ?? "nothing") a month at \(p.expectedReturn.text)% a year"])
+        rows.add(["Projected", Human.money(g.projectedTotal, in: g.currency),
+                  "with \(p.monthly.map { Human.money(g.money(Exact36($0))) } ?? "nothing") a month at \(p.expectedReturn.text)% a year"])
         rows.add(["On track", g.onTrack ? "yes" : "no", ""])
-        rows.add(["Needs monthly", g.requiredMonthly.map(Human.money) ?? "—", g.requiredMonthly == nil ? "no month left" : "to reach the target"])
+        rows.add(["Needs monthly", g.requiredMonthly.map { Human.money($0, in: g.currency) } ?? "—",
+                  g.requiredMonthly == nil ? "no month left" : "to reach the target"])
         context.out(rows.render(style: context.style))
         return .success
     }

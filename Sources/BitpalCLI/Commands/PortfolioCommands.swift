@@ -103,7 +103,7 @@ struct PortfolioListCommand: Command {
         for p in shown {
             let count = PortfolioOptions.lineCount(book, portfolio: p.name)
             table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, p.costBasisMethod.rawValue, p.trackCash ? "yes" : "no",
-                       p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map { v in Human.showing(p.baseCurrency) { Human.money(v) } } ?? "—",
+                       p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map { v in Human.money(Money(v, CurrencyCode(p.baseCurrency))) } ?? "—",
                        TextEscaping.escaped(p.description ?? "")])
         }
         context.out(table.render(style: context.style))
@@ -219,7 +219,7 @@ struct PortfolioEditCommand: Command {
                 for j in book.savingPlans.indices where book.savingPlans[j].portfolio == old.name { book.savingPlans[j].portfolio = newName }
             }
             if let currency {
-                guard let code = CurrencyCode.parse(currency) else { throw PortfolioError.unsupportedCurrency(currency) }
+                guard let code = CurrencyCode.parse(currency)?.code else { throw PortfolioError.unsupportedCurrency(currency) }
                 if code != p.baseCurrency {
                     // Every figure stored in the portfolio is in its base: the base changes only while there are none.
                     let used = book.transactions.contains { $0.portfolio == old.name } || book.savingPlans.contains { $0.portfolio == old.name }
@@ -365,20 +365,20 @@ struct IncomeCommand: Command {
             table = Table([(by == .asset ? "ASSET" : by == .month ? "MONTH" : "YEAR", .left), ("GROSS", .right), ("TAX WITHHELD", .right), ("NET", .right)])
             for g in groups {
                 let label = by == .asset ? TextEscaping.escaped(context.assetLabel(g.group).symbol.uppercased()) : g.group
-                table.add([label, Human.money(g.sums.gross), Human.money(g.sums.taxWithheld), Human.money(g.sums.net)])
+                table.add([label, Human.money(report.money(g.sums.gross)), Human.money(report.money(g.sums.taxWithheld)), Human.money(report.money(g.sums.net))])
             }
-            table.addFooter([.init("TOTAL"), .init(Human.money(report.totals.gross)), .init(Human.money(report.totals.taxWithheld)),
-                             .init(Human.money(report.totals.net))])
+            table.addFooter([.init("TOTAL"), .init(Human.money(report.money(report.totals.gross))), .init(Human.money(report.money(report.totals.taxWithheld))),
+                             .init(Human.money(report.money(report.totals.net)))])
         } else {
             let zone = context.timeZone
             table = Table([("DATE (\(Human.zoneLabel(zone)))", .left), ("ASSET", .left), ("KIND", .left), ("GROSS", .right),
                            ("TAX WITHHELD", .right), ("NET", .right)])
             for e in report.rows {
                 table.add([Human.day(e.date, in: zone), TextEscaping.escaped(context.assetLabel(e.assetId).symbol.uppercased()), e.type.rawValue,
-                           Human.money(e.gross), Human.money(e.taxWithheld), Human.money(e.net)])
+                           Human.money(report.money(e.gross)), Human.money(report.money(e.taxWithheld)), Human.money(report.money(e.net))])
             }
-            table.addFooter([.init("TOTAL"), .init(""), .init(""), .init(Human.money(report.totals.gross)),
-                             .init(Human.money(report.totals.taxWithheld)), .init(Human.money(report.totals.net))])
+            table.addFooter([.init("TOTAL"), .init(""), .init(""), .init(Human.money(report.money(report.totals.gross))),
+                             .init(Human.money(report.money(report.totals.taxWithheld))), .init(Human.money(report.money(report.totals.net)))])
         }
         context.out(table.render(style: context.style))
         context.noteConversion(reports)

@@ -38,7 +38,8 @@ struct PriceSetCommand: Command {
         if context.json {
             context.printJSON(ReportJSON.quote(quote, asset: coin, now: context.now))
         } else {
-            context.out("Set \(context.coinLabel(coin.id)) to \(Human.showing(currency) { Human.price(price) }) as of \(Human.whenLabelled(when, in: context.timeZone)) (manual).\n")
+            let shown = Human.price(price, in: CurrencyCode(currency))
+            context.out("Set \(context.coinLabel(coin.id)) to \(shown) as of \(Human.whenLabelled(when, in: context.timeZone)) (manual).\n")
         }
         return .success
     }
@@ -57,7 +58,7 @@ func renderQuotes(_ quotes: [Quote], context: Context) {
         let c = context.assetLabel(q.coinId)
         let stale = PriceBook.isStale(q.time, now: context.now) && !Asset.isRegisteredID(q.coinId)
         table.add([
-            .init(TextEscaping.escaped(c.symbol.uppercased())), .init(TextEscaping.escaped(c.name)), .init(Human.showing(q.currency) { Human.price(q.price) }),
+            .init(TextEscaping.escaped(c.symbol.uppercased())), .init(TextEscaping.escaped(c.name)), .init(Human.price(q)),
             .init(q.change24h.map { Human.percent($0) } ?? "—", paint: { style.pnl($0, q.change24h) }),
             .init(q.source.rawValue), .init(Human.time(q.time, in: context.timeZone)),
             .init(Human.age(q.time, now: context.now) + (stale ? " (stale)" : ""), paint: stale ? { style.yellow($0) } : nil),

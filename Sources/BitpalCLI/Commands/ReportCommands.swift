@@ -13,7 +13,6 @@ extension Context {
                                           tune: tune)
         // The book is not needed any more: destroyed on another thread while the report is printed.
         Parallel.discard(&book, leaving: Book())
-        Human.symbol = Human.symbol(of: reports.baseCurrency)
         return reports
     }
 
@@ -23,7 +22,7 @@ extension Context {
         for h in report.holdings {
             guard let q = h.quote, q.source == .trade else { continue }
             warn("\(assetLabel(h.asset.id).symbol.uppercased()) has no price: valued at its latest trade's, "
-                + "\(Human.showing(q.currency) { Human.price(q.price) }) on \(Human.day(q.time, in: timeZone)); set one with 'bitpal price set \(h.asset.id) PRICE'")
+                + "\(Human.price(q)) on \(Human.day(q.time, in: timeZone)); set one with 'bitpal price set \(h.asset.id) PRICE'")
         }
         for pair in report.missingRates {
             let from = pair.prefix(3), to = pair.suffix(3)
@@ -62,7 +61,7 @@ enum ReportOptions {
 }
 
 /// The line under a report that says how old its prices are.
-func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Exact36, context: Context) -> String {
+func pricesLine(asOf: Date?, stale: Bool, unpriced: Int, unpricedCost: Money, context: Context) -> String {
     var s = ""
     if let asOf {
         s += "Prices as of \(Human.time(asOf, in: context.timeZone)) \(Human.zoneLabel(context.timeZone)) (\(Human.age(asOf, now: context.now)))"
@@ -129,7 +128,7 @@ struct HoldingsCommand: Command {
         if lots {
             context.out(LotText.table(report, lots: heldLots, portfolioColumn: all, context: context))
             context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
-                                   unpricedCost: report.unpricedCost, context: context))
+                                   unpricedCost: report.money(report.unpricedCost), context: context))
             context.noteConversion(reports)
             return .success
         }
@@ -139,20 +138,21 @@ struct HoldingsCommand: Command {
             ("PRICE", .right), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
         let lead: [Table.Cell] = byPortfolio ? [.init("TOTAL")] : []
         for h in report.holdings {
-            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : q.source == .trade ? " (trade)" : "") } ?? "—"
+            let price = h.quote.map { q in Human.price(q) + (h.stale ? " (stale)" : q.source == .trade ? " (trade)" : "") } ?? "—"
             table.add((byPortfolio ? [.init(TextEscaping.escaped(h.portfolio ?? ""))] : []) + [
                 .init(TextEscaping.escaped(h.asset.symbol.uppercased())), .init(TextEscaping.escaped(h.asset.name)),
-                .init(h.asset.type.rawValue), .init(Human.quantity(h.totalAmount)), .init(Human.price(h.avgCost)), .init(Human.money(h.totalCost)),
-                .init(price, paint: { h.stale ? style.yellow($0) : $0 }), .init(h.currentValue.map(Human.money) ?? "—"),
-                .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
+                .init(h.asset.type.rawValue), .init(Human.quantity(h.totalAmount)), .init(Human.price(report.money(h.avgCost))),
+                .init(Human.money(report.money(h.totalCost))),
+                .init(price, paint: { h.stale ? style.yellow($0) : $0 }), .init(h.currentValue.map(report.money).map(Human.money) ?? "—"),
+                .init(h.profitLoss.map(report.money).map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
                 .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) }),
             ])
         }
         // Cash: its balance is its value; no cost, no P&L.
         for c in report.cash {
             table.add((byPortfolio ? [.init(TextEscaping.escaped(c.portfolio ?? ""))] : []) + [
-                .init(c.currency), .init("Cash"), .init("cash"), .init(Human.showing(c.currency) { Human.money(c.balance) }), .init(""),
-                .init(""), .init(""), .init(c.value.map(Human.money) ?? "—"), .init(""), .init(""),
+                .init(c.currency), .init("Cash"), .init("cash"), .init(Human.money(c.money)), .init(""),
+                .init(""), .init(""), .init(c.value.map(report.money).map(Human.money) ?? "—"), .init(""), .init(""),
             ])
         }
         // Totals cover the priced holdings, so that P&L = value − cost on the row itself; with cash, a
@@ -163,17 +163,17 @@ struct HoldingsCommand: Command {
             .init(byPortfolio ? "" : "TOTAL"), .init(""), .init(""), .init(""), .init(""), .init("—"), .init(""), .init("—"), .init("—"), .init("—"),
         ] : [
             .init(byPortfolio ? "" : "TOTAL"), .init(report.unpricedCount > 0 ? "\(priced) priced" : ""), .init(""), .init(""), .init(""),
-            .init(Human.money(report.totalCost)), .init(""), .init(Human.money(report.holdingsValue)),
-            .init(Human.signedMoney(report.unrealizedPnL), paint: { style.pnl($0, report.unrealizedPnL) }),
+            .init(Human.money(report.money(report.totalCost))), .init(""), .init(Human.money(report.money(report.holdingsValue))),
+            .init(Human.signedMoney(report.money(report.unrealizedPnL)), paint: { style.pnl($0, report.unrealizedPnL) }),
             .init(Human.percent(pct), paint: { style.pnl($0, pct) }),
         ]))
         if let cash = report.cashBalance {
-            table.addFooter((byPortfolio ? [.init("")] : []) + [.init(""), .init("with cash"), .init(""), .init(Human.money(cash)),
-                                    .init(""), .init(""), .init(""), .init(Human.money(report.totalValue)), .init(""), .init("")])
+            table.addFooter((byPortfolio ? [.init("")] : []) + [.init(""), .init("with cash"), .init(""), .init(Human.money(report.money(cash))),
+                                    .init(""), .init(""), .init(""), .init(Human.money(report.money(report.totalValue))), .init(""), .init("")])
         }
         context.out(table.render(style: style))
         context.out(pricesLine(asOf: report.pricesAsOf, stale: report.stale, unpriced: report.unpricedCount,
-                               unpricedCost: report.unpricedCost, context: context))
+                               unpricedCost: report.money(report.unpricedCost), context: context))
         context.noteConversion(reports)
         return .success
     }
@@ -213,9 +213,9 @@ struct ClosedCommand: Command {
             let p = l.position
             table.add((all ? [.init(TextEscaping.escaped(p.portfolio))] : []) + [
                 .init(TextEscaping.escaped(l.asset.symbol.uppercased())), .init(TextEscaping.escaped(l.asset.name)),
-                .init(l.asset.type.rawValue), .init(p.totalQuantity.map(Human.quantity) ?? "—"), .init(p.avgCostPrice.map(Human.price) ?? "—"),
-                .init(p.avgSellPrice.map(Human.price) ?? "—"), .init(Human.money(p.totalCost)),
-                .init(Human.signedMoney(p.realizedPnL), paint: { style.pnl($0, p.realizedPnL) }),
+                .init(l.asset.type.rawValue), .init(p.totalQuantity.map(Human.quantity) ?? "—"), .init(p.avgCostPrice.map(reports.money).map(Human.price) ?? "—"),
+                .init(p.avgSellPrice.map(reports.money).map(Human.price) ?? "—"), .init(Human.money(reports.money(p.totalCost))),
+                .init(Human.signedMoney(reports.money(p.realizedPnL)), paint: { style.pnl($0, p.realizedPnL) }),
                 .init(Human.percent(p.realizedPnLPercentage), paint: { style.pnl($0, p.realizedPnLPercentage) }),
                 .init(Human.day(p.openedDate, in: zone)), .init(Human.day(p.closedDate, in: zone)),
             ])
@@ -251,28 +251,30 @@ struct SummaryCommand: Command {
         let style = context.style
         var rows = Table([("", .left), ("", .right), ("", .left)])
         let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
-        rows.add([.init("Total value"), .init(nothingPriced ? "—" : Human.money(s.totalValue)),
+        rows.add([.init("Total value"), .init(nothingPriced ? "—" : Human.money(s.money(s.totalValue))),
                   .init(nothingPriced ? "no prices yet" : s.unpricedCount > 0 ? "priced holdings only" : "")])
         if let cash = s.cashBalance {
-            rows.add([.init("  holdings"), .init(nothingPriced ? "—" : Human.money(s.holdingsValue)), .init("")])
-            rows.add([.init("  cash"), .init(Human.money(cash)), .init("")])
+            rows.add([.init("  holdings"), .init(nothingPriced ? "—" : Human.money(s.money(s.holdingsValue))), .init("")])
+            rows.add([.init("  cash"), .init(Human.money(s.money(cash))), .init("")])
         }
-        if let deposits = s.netDeposits { rows.add([.init("Net deposits"), .init(Human.money(deposits)), .init("money put in, less taken out (assets moved in or out at their basis)")]) }
-        rows.add([.init("Open cost"), .init(Human.money(s.totalOpenCost)), .init("")])
-        rows.add([.init("Closed cost"), .init(Human.money(s.totalClosedCost)), .init("")])
-        rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL), paint: { style.pnl($0, s.unrealizedPnL) }),
+        if let deposits = s.netDeposits { rows.add([.init("Net deposits"), .init(Human.money(s.money(deposits))),
+                                                    .init("money put in, less taken out (assets moved in or out at their basis)")]) }
+        rows.add([.init("Open cost"), .init(Human.money(s.money(s.totalOpenCost))), .init("")])
+        rows.add([.init("Closed cost"), .init(Human.money(s.money(s.totalClosedCost))), .init("")])
+        rows.add([.init("Unrealized P&L"), .init(nothingPriced ? "—" : Human.signedMoney(s.money(s.unrealizedPnL)), paint: { style.pnl($0, s.unrealizedPnL) }),
                   .init(nothingPriced || s.unpricedCount == 0 ? "" : "priced holdings only")])
-        rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.realizedPnL), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
-        rows.add([.init("Income"), .init(Human.signedMoney(s.income), paint: { style.pnl($0, s.income) }),
-                  .init(s.taxWithheld.isZero ? "" : "net of \(Human.money(s.taxWithheld)) tax withheld")])
+        rows.add([.init("Realized P&L"), .init(Human.signedMoney(s.money(s.realizedPnL)), paint: { style.pnl($0, s.realizedPnL) }), .init("")])
+        rows.add([.init("Income"), .init(Human.signedMoney(s.money(s.income)), paint: { style.pnl($0, s.income) }),
+                  .init(s.taxWithheld.isZero ? "" : "net of \(Human.money(s.money(s.taxWithheld))) tax withheld")])
         if let fx = s.fxEffect, !fx.isZero {
-            rows.add([.init("FX effect"), .init(Human.signedMoney(fx), paint: { style.pnl($0, fx) }), .init("cash in other currencies, at today's rates")])
+            rows.add([.init("FX effect"), .init(Human.signedMoney(s.money(fx)), paint: { style.pnl($0, fx) }), .init("cash in other currencies, at today's rates")])
         }
         rows.add(nothingPriced ? [.init("Total P&L"), .init("—"), .init("no prices yet")] : [
-            .init("Total P&L"), .init(Human.signedMoney(s.totalPnL), paint: { style.pnl($0, s.totalPnL) }),
+            .init("Total P&L"), .init(Human.signedMoney(s.money(s.totalPnL)), paint: { style.pnl($0, s.totalPnL) }),
             .init(Human.percent(s.totalPnLPercentage), paint: { style.pnl($0, s.totalPnLPercentage) }),
         ])
-        rows.add([.init("Holdings"), .init(String(s.holdingsCount)), .init(s.unpricedCount > 0 ? "\(s.unpricedCount) unpriced (cost \(Human.money(s.unpricedCost)))" : "")])
+        rows.add([.init("Holdings"), .init(String(s.holdingsCount)),
+                  .init(s.unpricedCount > 0 ? "\(s.unpricedCount) unpriced (cost \(Human.money(s.money(s.unpricedCost))))" : "")])
         rows.showsHeader = false
         context.out(rows.render(style: style))
         if !s.topHoldings.isEmpty {
@@ -280,8 +282,8 @@ struct SummaryCommand: Command {
             var top = Table([("ASSET", .left), ("NAME", .left), ("VALUE", .right), ("P&L", .right), ("P&L %", .right)])
             for h in s.topHoldings {
                 top.add([.init(TextEscaping.escaped(h.asset.symbol.uppercased())), .init(TextEscaping.escaped(h.asset.name)),
-                         .init(h.currentValue.map(Human.money) ?? "—"),
-                         .init(h.profitLoss.map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
+                         .init(h.currentValue.map(s.money).map(Human.money) ?? "—"),
+                         .init(h.profitLoss.map(s.money).map(Human.signedMoney) ?? "—", paint: { style.pnl($0, h.profitLoss) }),
                          .init(Human.percent(h.profitLossPercentage), paint: { style.pnl($0, h.profitLossPercentage) })])
             }
             top.showsHeader = false
@@ -289,7 +291,7 @@ struct SummaryCommand: Command {
             context.out(top.render(style: style))
         }
         context.out("\n" + pricesLine(asOf: s.pricesAsOf, stale: s.stale, unpriced: s.unpricedCount,
-                                      unpricedCost: s.unpricedCost, context: context))
+                                      unpricedCost: s.money(s.unpricedCost), context: context))
         context.noteConversion(reports)
         return .success
     }

@@ -32,14 +32,13 @@ struct ReportPageCommand: Command {
         if file != "-" { try KeptFiles.refuseOutput(file, dataDirectory: try context.dataDirectory()) }
         let reports = try context.reports(refresh: true, all: all, currency: currency) { $0.keepingDisposals = true }
         let (timeline, _) = try context.timeline(all: all, currency: currency, refresh: false)  // the reports just refreshed
-        Human.symbol = Human.symbol(of: reports.baseCurrency)
         let session = try context.session()
         let settings = try session.loadSettings()
         let portfolio = try context.portfolio(in: settings)
         var page = ReportPage(context: context, reports: reports, timeline: timeline)
         page.title = all ? "All portfolios" : "Portfolio '\(portfolio.name)'"
         page.targets = all ? nil : portfolio.targets
-        let html = page.render()
+        let html = try page.render()
         if file == "-" {
             context.out(html)
             return .success
@@ -70,7 +69,7 @@ struct ReportPage {
 
     private typealias Cell = HTMLPage.Cell
 
-    func render() -> String {
+    func render() throws -> String {
         let zone = context.timeZone
         let summary = reports.summary()
         let holdings = reports.holdings(sort: .value, byPortfolio: false)
@@ -85,7 +84,7 @@ struct ReportPage {
         s += holdingsSection(holdings)
         s += allocationSection(holdings)
         s += valueSection()
-        s += performanceSection()
+        s += try performanceSection()
         s += incomeSection()
         s += gainsSection()
         s += "<footer>Made by bitpal \(CLI.version) from portfolio.json; a file with no scripts and no links. "
@@ -102,20 +101,20 @@ struct ReportPage {
 
     private func summarySection(_ s: PortfolioSummary) -> String {
         let nothingPriced = s.holdingsCount > 0 && s.unpricedCount == s.holdingsCount
-        var cards = card("Total value", nothingPriced ? "—" : Human.money(s.totalValue), s.unpricedCount > 0 ? "priced holdings only" : "")
-        if let cash = s.cashBalance { cards += card("Cash", Human.money(cash)) }
-        if let deposits = s.netDeposits { cards += card("Net deposits", Human.money(deposits)) }
-        let unrealized = nothingPriced ? "—" : Human.signedMoney(s.unrealizedPnL)
+        var cards = card("Total value", nothingPriced ? "—" : Human.money(s.money(s.totalValue)), s.unpricedCount > 0 ? "priced holdings only" : "")
+        if let cash = s.cashBalance { cards += card("Cash", Human.money(s.money(cash))) }
+        if let deposits = s.netDeposits { cards += card("Net deposits", Human.money(s.money(deposits))) }
+        let unrealized = nothingPriced ? "—" : Human.signedMoney(s.money(s.unrealizedPnL))
         cards += card("Unrealized P&L", unrealized, tone: tone(unrealized))
-        let realized = Human.signedMoney(s.realizedPnL)
+        let realized = Human.signedMoney(s.money(s.realizedPnL))
         cards += card("Realized P&L", realized, tone: tone(realized))
         if let fx = s.fxEffect {
-            let text = Human.signedMoney(fx)
+            let text = Human.signedMoney(s.money(fx))
             cards += card("FX effect", text, "cash in other currencies", tone: tone(text))
         }
-        let income = Human.signedMoney(s.income)
-        cards += card("Income", income, s.taxWithheld.isZero ? "" : "net of \(Human.money(s.taxWithheld)) tax", tone: tone(income))
-        let total = nothingPriced ? "—" : Human.signedMoney(s.totalPnL)
+        let income = Human.signedMoney(s.money(s.income))
+        cards += card("Income", income, s.taxWithheld.isZero ? "" : "net of \(Human.money(s.money(s.taxWithheld))) tax", tone: tone(income))
+        let total = nothingPriced ? "—" : Human.signedMoney(s.money(s.totalPnL))
         cards += card("Total P&L", total, nothingPriced ? "" : Human.percent(s.totalPnLPercentage), tone: tone(total))
         return "<section><h2>Summary</h2><div class=\"cards\">\(cards)</div></section>\n"
     }
@@ -126,24 +125,24 @@ struct ReportPage {
         var rows: [[Cell]] = []
         var details: [[Cell]] = []
         for h in report.holdings {
-            let price = h.quote.map { q in Human.showing(q.currency) { Human.price(q.price) } + (h.stale ? " (stale)" : q.source == .trade ? " (trade)" : "") } ?? "—"
+            let price = h.quote.map { q in Human.price(q) + (h.stale ? " (stale)" : q.source == .trade ? " (trade)" : "") } ?? "—"
             rows.append([Cell(h.asset.symbol.uppercased()), Cell(Human.quantity(h.totalAmount), numeric: true),
-                         Cell(Human.money(h.totalCost), numeric: true), Cell(h.currentValue.map(Human.money) ?? "—", numeric: true),
-                         .signed(h.profitLoss.map(Human.signedMoney) ?? "—"), .signed(Human.percent(h.profitLossPercentage))])
+                         Cell(Human.money(report.money(h.totalCost)), numeric: true), Cell(h.currentValue.map(report.money).map(Human.money) ?? "—", numeric: true),
+                         .signed(h.profitLoss.map(report.money).map(Human.signedMoney) ?? "—"), .signed(Human.percent(h.profitLossPercentage))])
             details.append([Cell(h.asset.symbol.uppercased()), Cell(h.asset.name), Cell(h.asset.type.rawValue),
-                            Cell(Human.price(h.avgCost), numeric: true), Cell(price, numeric: true)])
+                            Cell(Human.price(report.money(h.avgCost)), numeric: true), Cell(price, numeric: true)])
         }
         for c in report.cash {
-            rows.append([Cell(c.currency + " cash"), Cell(Human.showing(c.currency) { Human.money(c.balance) }, numeric: true), Cell(""),
-                         Cell(c.value.map(Human.money) ?? "no rate", numeric: true), Cell(""), Cell("")])
+            rows.append([Cell(c.currency + " cash"), Cell(Human.money(c.money), numeric: true), Cell(""),
+                         Cell(c.value.map(report.money).map(Human.money) ?? "no rate", numeric: true), Cell(""), Cell("")])
         }
         if rows.isEmpty { return "<section><h2>Holdings</h2><p class=\"muted\">Nothing held yet.</p></section>\n" }
         var footer: [[Cell]] = [[Cell(report.unpricedCount > 0 ? "Total (\(report.holdings.count - report.unpricedCount) priced)" : "Total"),
-                                 Cell(""), Cell(Human.money(report.totalCost), numeric: true),
-                                 Cell(Human.money(report.holdingsValue), numeric: true), .signed(Human.signedMoney(report.unrealizedPnL)),
+                                 Cell(""), Cell(Human.money(report.money(report.totalCost)), numeric: true),
+                                 Cell(Human.money(report.money(report.holdingsValue)), numeric: true), .signed(Human.signedMoney(report.money(report.unrealizedPnL))),
                                  .signed(Human.percent(report.unrealizedPnLPercentage))]]
         if report.cashBalance != nil {
-            footer.append([Cell("With cash"), Cell(""), Cell(""), Cell(Human.money(report.totalValue), numeric: true), Cell(""), Cell("")])
+            footer.append([Cell("With cash"), Cell(""), Cell(""), Cell(Human.money(report.money(report.totalValue)), numeric: true), Cell(""), Cell("")])
         }
         let headers: [(String, Bool)] = [("Asset", false), ("Amount", true), ("Cost basis", true), ("Value", true), ("P&L", true), ("P&L %", true)]
         var s = "<section><h2>Holdings</h2>" + HTMLPage.table(headers, rows, footer: footer, narrowHides: [1, 2])
@@ -153,7 +152,7 @@ struct ReportPage {
         }
         if report.unpricedCount > 0 {
             s += "<p class=\"muted\">\(report.unpricedCount) holding\(report.unpricedCount == 1 ? " has" : "s have") no price (cost "
-                + "\(HTMLPage.escape(Human.money(report.unpricedCost)))): left out of the totals.</p>"
+                + "\(HTMLPage.escape(Human.money(report.money(report.unpricedCost))))): left out of the totals.</p>"
         }
         for line in warningLines(report) { s += "<p class=\"warn\">\(HTMLPage.escape(line))</p>" }
         return s + "</section>\n"
@@ -163,7 +162,7 @@ struct ReportPage {
     private func warningLines(_ report: HoldingsReport) -> [String] {
         var lines = report.holdings.compactMap { h -> String? in
             guard let q = h.quote, q.source == .trade else { return nil }
-            return "\(h.asset.symbol.uppercased()) has no price: valued at its latest trade's, \(Human.showing(q.currency) { Human.price(q.price) }) on "
+            return "\(h.asset.symbol.uppercased()) has no price: valued at its latest trade's, \(Human.price(q)) on "
                 + "\(Human.day(q.time, in: context.timeZone))."
         }
         lines += report.missingRates.map { pair in
@@ -181,15 +180,15 @@ struct ReportPage {
             let report = reports.allocation(targets)
             var rows: [[Cell]] = []
             for r in report.rows {
-                rows.append([Cell(context.targetLabel(r.target, by: report.by)), Cell(Human.money(r.value), numeric: true),
+                rows.append([Cell(context.targetLabel(r.target, by: report.by)), Cell(Human.money(report.money(r.value)), numeric: true),
                              Cell(r.weight.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true), Cell(r.targetPercent.text + "%", numeric: true),
                              Cell(r.drift.map { ($0 > 0 ? "+" : "") + DecimalFormatting.percent($0) + " pts" } ?? "—", numeric: true),
-                             Cell(Human.signedMoney(r.driftValue), numeric: true)])  // a distance from the target, not a gain
+                             Cell(Human.signedMoney(report.money(r.driftValue)), numeric: true)])  // a distance from the target, not a gain
             }
             let bars = HTMLPage.bars(report.rows.map { (context.targetLabel($0.target, by: report.by), $0.weight, $0.targetPercent.decimal) })
             return "<section><h2>Allocation</h2><p class=\"muted\">By \(report.by.rawValue), against the target (the line on each bar).</p>" + bars
                 + HTMLPage.table([("Class", false), ("Value", true), ("Weight", true), ("Target", true), ("Drift", true), ("Drift value", true)], rows,
-                                 footer: [[Cell("Total"), Cell(Human.money(report.total), numeric: true), Cell(""), Cell(""), Cell(""), Cell("")]],
+                                 footer: [[Cell("Total"), Cell(Human.money(report.money(report.total)), numeric: true), Cell(""), Cell(""), Cell(""), Cell("")]],
                                  narrowHides: [1, 5])
                 + "</section>\n"
         }
@@ -206,7 +205,8 @@ struct ReportPage {
         return "<section><h2>Allocation</h2><p class=\"muted\">By asset type (no target set; 'bitpal target set' adds one).</p>"
             + HTMLPage.bars(rows.map { ($0.0, $0.2, nil) })
             + HTMLPage.table([("Class", false), ("Value", true), ("Weight", true)],
-                             rows.map { [Cell($0.0), Cell(Human.money($0.1), numeric: true), Cell($0.2.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true)] })
+                             rows.map { [Cell($0.0), Cell(Human.money(holdings.money($0.1)), numeric: true),
+                                         Cell($0.2.map { DecimalFormatting.percent($0) + "%" } ?? "—", numeric: true)] })
             + "</section>\n"
     }
 
@@ -217,15 +217,17 @@ struct ReportPage {
         let daily = timeline.today.number - first.number <= 730
         let points = timeline.history(interval: daily ? .day : .week)
         let chart = HTMLPage.lineChart(points.rows.map { HTMLPage.ChartPoint(day: $0.date.number, total: $0.totalValue.double, invested: $0.netInvested.double) },
-                                       axisLabel: LineChart.compactMoney,  // as the terminal's chart labels its axis
+                                       axisLabel: { LineChart.compactMoney($0, in: points.currency) },  // as the terminal's chart labels its axis
                                        title: "Total value and net invested, \(first) to \(timeline.today)")
         let months = timeline.history(interval: .month)
         let cash = timeline.tracksCash
         var rows: [[Cell]] = []
         for r in months.rows.suffix(12).reversed() {
-            rows.append([Cell(r.date.description + (r.partial ? " (partial)" : "")), Cell(Human.money(r.holdingsValue), numeric: true)]
-                        + (cash ? [Cell(r.cash.map(Human.money) ?? "—", numeric: true)] : [])
-                        + [Cell(Human.money(r.totalValue), numeric: true), Cell(Human.money(r.netInvested), numeric: true), .signed(Human.signedMoney(r.pnl))])
+            rows.append([Cell(r.date.description + (r.partial ? " (partial)" : "")), Cell(Human.money(months.money(r.holdingsValue)), numeric: true)]
+                        + (cash ? [Cell(r.cash.map(months.money).map(Human.money) ?? "—", numeric: true)] : [])
+                        + [Cell(Human.money(months.money(r.totalValue)), numeric: true),
+                           Cell(Human.money(months.money(r.netInvested)), numeric: true),
+                           .signed(Human.signedMoney(months.money(r.pnl)))])
         }
         let headers: [(String, Bool)] = [("Month end", false), ("Holdings", true)] + (cash ? [("Cash", true)] : [])
             + [("Total value", true), ("Net invested", true), ("P&L", true)]
@@ -236,15 +238,15 @@ struct ReportPage {
     }
 
     /// Performance for `max` and for each calendar year, as `performance` prints it.
-    private func performanceSection() -> String {
+    private func performanceSection() throws -> String {
         guard timeline.firstDay != nil else { return "" }
         let today = timeline.today
         let periods: [(String, PerformanceReport)] = [("All time", timeline.performance(.max))]
             + timeline.calendarYears.reversed().map { (String($0), timeline.performance(.year($0))) }
         let rows = periods.map { label, p in
             let span = label == "All time" ? "\(label), from \(p.since)" : p.until == today ? "\(label), to \(p.until)" : label
-            return [Cell(span), Cell(Human.money(p.startValue), numeric: true), Cell(Human.money(p.endValue), numeric: true),
-                    Cell(Human.signedMoney(p.netFlows), numeric: true), .signed(Human.signedMoney(p.gain)),  // money in is no gain
+            return [Cell(span), Cell(Human.money(p.money(p.startValue)), numeric: true), Cell(Human.money(p.money(p.endValue)), numeric: true),
+                    Cell(Human.signedMoney(p.money(p.netFlows)), numeric: true), .signed(Human.signedMoney(p.money(p.gain))),  // money in is no gain
                     .signed(Human.rate(p.twr) + (p.twrAnnualized.map { " (\(Human.rate($0)) a year)" } ?? "")), .signed(Human.rate(p.irr))]
         }
         var warning = ""
@@ -256,7 +258,7 @@ struct ReportPage {
                 + "(\(HTMLPage.escape(missing))); record one with 'bitpal price set ASSET PRICE --date D' (or 'bitpal fx set').</p>"
         }
         // The all-time gain and the summary's total P&L: one question, two answers; the gap named.
-        if let all = periods.first?.1, let gap = try? all.gain - reports.summary().totalPnL, DecimalFormatting.money(gap) != "0.00" {
+        if let all = periods.first?.1, let gap = try all.gap(to: reports.summary()), DecimalFormatting.money(gap.amount) != "0.00" {
             warning += "<p class=\"muted\">The all-time gain is \(HTMLPage.escape(Human.moneyApart(gap))) than the summary's total P&amp;L: "
                 + "assets moved in or out count here at their market value, in the summary at their basis.</p>"
         }
@@ -270,27 +272,28 @@ struct ReportPage {
     private func incomeSection() -> String {
         let report = reports.income(by: .year, timeZone: context.timeZone)
         guard let groups = report.groups, !groups.isEmpty else { return "" }
-        let rows = groups.map { g in [Cell(g.0), Cell(Human.money(g.1.gross), numeric: true), Cell(Human.money(g.1.taxWithheld), numeric: true),
-                                      Cell(Human.money(g.1.net), numeric: true)] }
+        let rows = groups.map { g in [Cell(g.0), Cell(Human.money(report.money(g.1.gross)), numeric: true), Cell(Human.money(report.money(g.1.taxWithheld)), numeric: true),
+                                      Cell(Human.money(report.money(g.1.net)), numeric: true)] }
         return "<section><h2>Income by year</h2><p class=\"muted\">Dividends, interest and rewards (years of your time zone, as 'income --by year').</p>"
             + HTMLPage.table([("Year", false), ("Gross", true), ("Tax withheld", true), ("Net", true)], rows,
-                             footer: [[Cell("Total"), Cell(Human.money(report.totals.gross), numeric: true),
-                                       Cell(Human.money(report.totals.taxWithheld), numeric: true), Cell(Human.money(report.totals.net), numeric: true)]])
+                             footer: [[Cell("Total"), Cell(Human.money(report.money(report.totals.gross)), numeric: true),
+                                       Cell(Human.money(report.money(report.totals.taxWithheld)), numeric: true),
+                                       Cell(Human.money(report.money(report.totals.net)), numeric: true)]])
             + "</section>\n"
     }
 
     private func gainsSection() -> String {
         let report = reports.gains(timeZone: context.timeZone)
         guard !report.totals.isEmpty else { return "" }
-        let rows = report.totals.map { t in [Cell(String(t.year)), .signed(t.shortTerm.map(Human.signedMoney) ?? "—"),
-                                             .signed(t.longTerm.map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(t.gain))] }
+        let rows = report.totals.map { t in [Cell(String(t.year)), .signed(t.shortTerm.map(report.money).map(Human.signedMoney) ?? "—"),
+                                             .signed(t.longTerm.map(report.money).map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(report.money(t.gain)))] }
         let pooled = report.rows.contains { $0.disposal.method == .average }
             ? "<p class=\"muted\">Rows of an average-cost portfolio take from its pool, which has no dates: no short/long split, "
                 + "so short and long term need not add up to the total.</p>" : ""
         return "<section><h2>Realized gains by year</h2><p class=\"muted\">As 'gains' prints them (short term: held a year or less).</p>" + pooled
             + HTMLPage.table([("Year", false), ("Short term", true), ("Long term", true), ("Total", true)], rows,
-                             footer: [[Cell("Total"), .signed(report.shortTerm.map(Human.signedMoney) ?? "—"),
-                                       .signed(report.longTerm.map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(report.total))]])
+                             footer: [[Cell("Total"), .signed(report.shortTerm.map(report.money).map(Human.signedMoney) ?? "—"),
+                                       .signed(report.longTerm.map(report.money).map(Human.signedMoney) ?? "—"), .signed(Human.signedMoney(report.money(report.total)))]])
             + "</section>\n"
     }
 }

@@ -31,7 +31,7 @@ enum SavingText {
         }
     }
 
-    static func money(_ v: Fixed18, _ currency: String) -> String { Human.showing(currency) { Human.money(Exact36(v)) } }
+    static func money(_ v: Fixed18, _ currency: String) -> String { Human.money(Money(Exact36(v), CurrencyCode(currency))) }
 
     static func json(_ p: SavingPlan) -> JSONValue { SavingPlan.fields.object(p) }
 

@@ -193,13 +193,15 @@ struct AllocationCommand: Command {
         for r in report.rows {
             let drift = r.drift.map { ($0 > 0 ? "+" : "") + DecimalFormatting.percent($0) + " pts" } ?? "—"
             let cells: [Table.Cell] = [
-                Table.Cell(context.targetLabel(r.target, by: report.by)), Table.Cell(Human.money(r.value)), Table.Cell(r.weight.map { DecimalFormatting.percent($0) + "%" } ?? "—"),
-                Table.Cell(r.targetPercent.text + "%"), Table.Cell(drift), Table.Cell(Human.signedMoney(r.driftValue)),
+                Table.Cell(context.targetLabel(r.target, by: report.by)),
+                Table.Cell(Human.money(report.money(r.value))), Table.Cell(r.weight.map { DecimalFormatting.percent($0) + "%" } ?? "—"),
+                Table.Cell(r.targetPercent.text + "%"), Table.Cell(drift), Table.Cell(Human.signedMoney(report.money(r.driftValue))),
             ]
-            table.add(cells + (extra.isEmpty ? [] : [Table.Cell(r.suggested.map { deposit != nil ? Human.money($0) : Human.signedMoney($0) } ?? "")]))
+            let suggested = r.suggested.map { deposit != nil ? Human.money(report.money($0)) : Human.signedMoney(report.money($0)) }
+            table.add(cells + (extra.isEmpty ? [] : [Table.Cell(suggested ?? "")]))
         }
-        table.addFooter([Table.Cell("TOTAL"), Table.Cell(Human.money(report.total)), Table.Cell(""), Table.Cell(""), Table.Cell(""), Table.Cell("")]
-                        + (extra.isEmpty ? [] : [Table.Cell(deposit.map { Human.money(Exact36($0)) } ?? Human.money(.zero))]))
+        table.addFooter([Table.Cell("TOTAL"), Table.Cell(Human.money(report.money(report.total))), Table.Cell(""), Table.Cell(""), Table.Cell(""), Table.Cell("")]
+                        + (extra.isEmpty ? [] : [Table.Cell(deposit.map { Human.money(report.money(Exact36($0))) } ?? Human.money(report.money(.zero)))]))
         context.out(table.render(style: style))
         return .success
     }

@@ -24,30 +24,26 @@ enum TransactionOptions {
         return t
     }
 
-    /// One line describing a transaction (or a swap's or move's two legs) for people.
-    static func describe(_ legs: [Transaction], context: Context) -> String {
-        guard let t = legs.first else { return "" }
-        return Human.showing(t.currency ?? Human.currencyCode) { describeInCurrency(legs, context: context) }
-    }
-
-    private static func describeInCurrency(_ legs: [Transaction], context: Context) -> String {
+    /// One line describing a transaction (or a swap's or move's two legs) for people; money of a
+    /// record without a currency (one that carries none) in `otherwise`.
+    static func describe(_ legs: [Transaction], context: Context, otherwise: CurrencyCode = .usd) -> String {
         let zone = context.timeZone
         guard let t = legs.first else { return "" }
+        let currency = t.currency.map(CurrencyCode.init) ?? otherwise
         func label(_ id: String) -> String { context.coinLabel(id) }
         func symbol(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
         var s: String
         if legs.count == 2, let other = legs.last {
             if t.type == .withdrawal && t.portfolio == other.portfolio {
                 // Money names its currency by its symbol (or code) once: `€1,010.16`, `CHF 50.00`.
-                s = "cash exchange " + Human.showing(t.currency) { Human.money(t.amountValue.decimal) } + " → "
-                    + Human.showing(other.currency) { Human.money(other.amountValue.decimal) }
+                s = "cash exchange " + exchanged(t, other)
             } else if t.type == .withdrawal {
-                s = "cash transfer \(Human.money(t.amountValue.decimal)) from '\(TextEscaping.escaped(t.portfolio))' "
+                s = "cash transfer \(Human.money(t.amountValue.decimal, in: currency)) from '\(TextEscaping.escaped(t.portfolio))' "
                     + "to '\(TextEscaping.escaped(other.portfolio))'"
             } else if t.type == .sell {
                 s = "swap \(Human.exactQuantity(t.amountValue.decimal)) \(symbol(t.assetId)) → \(Human.exactQuantity(other.amountValue.decimal)) \(symbol(other.assetId))"
-                s += ", value \(Human.money(t.gross))"
-                if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
+                s += ", value \(Human.money(Money(t.gross, currency)))"
+                if t.fee > 0 { s += ", fee \(Human.money(t.fee, in: currency))" }
             } else {
                 s = "move \(Human.exactQuantity(t.amountValue.decimal)) \(label(t.assetId)) from '\(TextEscaping.escaped(t.portfolio))' to '\(TextEscaping.escaped(other.portfolio))'"
             }
@@ -59,11 +55,11 @@ enum TransactionOptions {
         // By what the kind's row says it holds (KindRule), not by the kind's name.
         let rule = t.rule
         if rule.asset == .none {  // money alone: a deposit, a withdrawal, an expense
-            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))"
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal, in: currency))"
         } else if rule.amountIsMoney {  // a payment: dividend, interest
-            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal))" + (t.assetId.isEmpty ? " on cash" : " from \(label(t.assetId))")
-            if t.fee > 0 { s += ", tax withheld \(Human.money(t.fee))" }
-            s += ", net \(Human.money(t.total))"
+            s = "\(t.type.rawValue) \(Human.money(t.amountValue.decimal, in: currency))" + (t.assetId.isEmpty ? " on cash" : " from \(label(t.assetId))")
+            if t.fee > 0 { s += ", tax withheld \(Human.money(t.fee, in: currency))" }
+            s += ", net \(Human.money(Money(t.total, currency)))"
         } else if rule.price == .splitDivisor {
             s = "split \(label(t.assetId)) \(splitRatio(t))"
         } else if rule.signed {
@@ -73,15 +69,21 @@ enum TransactionOptions {
             if t.fee > 0 { s += ", fee \(Human.exactQuantity(t.fee)) \(symbol(t.assetId))" }
         } else {  // units at a price: buy, sell, transfer-in, reward, spend
             s = "\(t.type.rawValue) \(amount) \(label(t.assetId))"
-            if let p = t.priceValue { s += " at \(Human.price(p.decimal))" }
-            if t.fee > 0 { s += ", fee \(Human.money(t.fee))" }
+            if let p = t.priceValue { s += " at \(Human.price(p.decimal, in: currency))" }
+            if t.fee > 0 { s += ", fee \(Human.money(t.fee, in: currency))" }
             let earns = rule.steps.contains { if case .income = $0 { true } else { false } }
-            if !(t.type == .transferIn && t.priceValue == nil) { s += ", \(earns ? "income" : "total") \(Human.money(t.total))" }
+            if !(t.type == .transferIn && t.priceValue == nil) { s += ", \(earns ? "income" : "total") \(Human.money(Money(t.total, currency)))" }
         }
         s += ", on \(Human.whenLabelled(t.date, in: zone))"
         if ((try? context.session())?.portfolioCount ?? 1) > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
         if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
         return s
+    }
+
+    /// A cash exchange's two amounts, each in its own currency: `€1,010.16 → $1,100.00`.
+    static func exchanged(_ from: Transaction, _ to: Transaction) -> String {
+        func amount(_ t: Transaction) -> String { Human.money(t.amountValue.decimal, in: CurrencyCode(t.currency ?? "USD")) }
+        return amount(from) + " → " + amount(to)
     }
 
     /// A split's ratio as typed: `4:1`, `1:3`.
@@ -400,7 +402,7 @@ struct ListCommand: Command {
         func sym(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
         for legs in selectedLines {
             let t = legs[0]
-            Human.symbol = Human.symbol(of: t.currency ?? book.portfolio(named: t.portfolio)?.baseCurrency)
+            let currency = CurrencyCode(t.currency ?? book.portfolio(named: t.portfolio)?.baseCurrency ?? "USD")
             var row: [Table.Cell] = []
             if legs.count == 2 {
                 let o = legs[1]
@@ -412,13 +414,13 @@ struct ListCommand: Command {
                     row.append(.init(t.portfolio == o.portfolio ? TextEscaping.escaped(t.portfolio)
                                      : "\(TextEscaping.escaped(t.portfolio)) → \(TextEscaping.escaped(o.portfolio))"))
                 }
-                let exchanged = Human.showing(t.currency) { Human.money(t.amountValue.decimal) } + " → "
-                    + Human.showing(o.currency) { Human.money(o.amountValue.decimal) }
+                let exchanged = TransactionOptions.exchanged(t, o)
                 row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(kind),
                         .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : exchange ? "\(t.currency ?? "") → \(o.currency ?? "")" : cash ? "" : sym(t.assetId)),
                         .init(swap ? "\(Human.quantity(t.amount)) → \(Human.quantity(o.amount))"
-                              : exchange ? exchanged : cash ? Human.money(t.amountValue.decimal) : Human.quantity(t.amount)),
-                        .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee) : ""), .init(swap ? Human.money(t.gross) : cash ? Human.money(t.total) : ""),
+                              : exchange ? exchanged : cash ? Human.money(t.amountValue.decimal, in: currency) : Human.quantity(t.amount)),
+                        .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee, in: currency) : ""),
+                        .init(swap ? Human.money(Money(t.gross, currency)) : cash ? Human.money(Money(t.total, currency)) : ""),
                         .init(TextEscaping.escaped(t.notes ?? ""))]
             } else {
                 if showPortfolio { row.append(.init(TextEscaping.escaped(t.portfolio))) }
@@ -426,12 +428,12 @@ struct ListCommand: Command {
                 let fee: String = switch rule.fee {
                 case .none: ""
                 case .units: t.fee > 0 ? Human.quantity(t.fee) + " " + sym(t.assetId) : ""
-                default: Human.money(t.fee)
+                default: Human.money(t.fee, in: currency)
                 }
-                let price: String = t.type == .split ? TransactionOptions.splitRatio(t) : t.priceValue.map { Human.price($0.decimal) } ?? ""
+                let price: String = t.type == .split ? TransactionOptions.splitRatio(t) : t.priceValue.map { Human.price($0.decimal, in: currency) } ?? ""
                 row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(t.type.rawValue), .init(sym(t.assetId)),
-                        .init(rule.amountIsMoney ? Human.money(t.amountValue.decimal) : Human.quantity(t.amount)),
-                        .init(price), .init(fee), .init(rule.hasCurrency ? Human.money(t.total) : ""),
+                        .init(rule.amountIsMoney ? Human.money(t.amountValue.decimal, in: currency) : Human.quantity(t.amount)),
+                        .init(price), .init(fee), .init(rule.hasCurrency ? Human.money(Money(t.total, currency)) : ""),
                         .init(TextEscaping.escaped(t.notes ?? ""))]
             }
             table.add(row)

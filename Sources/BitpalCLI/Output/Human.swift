@@ -1,16 +1,12 @@
 import Foundation
 import PortfolioCore
 
-/// How numbers and times read in tables: money in the currency being shown, with thousands
-/// separators, signs on P&L.
+/// How numbers and times read in tables: money in its own currency, with thousands separators,
+/// signs on P&L.
 enum Human {
-    /// The symbol money is shown with: the reports' base currency, or a record's own currency while
-    /// that record is described (one command runs at a time, on one thread).
-    nonisolated(unsafe) static var symbol = "$"
-
     /// `$`, `€`, `£`, `¥`; other currencies by their code (`CHF 1,234.00`).
-    static func symbol(of currency: String?) -> String {
-        switch currency ?? "USD" {
+    static func symbol(of currency: CurrencyCode) -> String {
+        switch currency.code {
         case "USD": "$"
         case "EUR": "€"
         case "GBP": "£"
@@ -19,61 +15,47 @@ enum Human {
         }
     }
 
-    /// The code of the currency `symbol` shows (for records without a currency of their own).
-    static var currencyCode: String {
-        switch symbol {
-        case "$": "USD"
-        case "€": "EUR"
-        case "£": "GBP"
-        case "¥": "JPY"
-        default: String(symbol.dropLast())
-        }
-    }
-
-    /// Runs `body` with money shown in `currency`.
-    static func showing<T>(_ currency: String?, _ body: () throws -> T) rethrows -> T {
-        let saved = symbol
-        symbol = symbol(of: currency)
-        defer { symbol = saved }
-        return try body()
-    }
-
-    static func money(_ v: Decimal) -> String { dollars(DecimalFormatting.money(v)) }
-
     /// Exact money, rounded once to cents from its exact value.
-    static func money(_ v: Exact36) -> String { dollars(v.fixed(scale: 2)) }
+    static func money(_ m: Money) -> String { shown(m.amount.fixed(scale: 2), in: m.currency) }
 
-    /// `-1234.5` as `-$1,234.5`.
-    static func dollars(_ plain: String) -> String {
-        plain.hasPrefix("-") ? "-" + symbol + DecimalFormatting.grouped(String(plain.dropFirst())) : symbol + DecimalFormatting.grouped(plain)
+    /// A typed amount in `currency`, to cents.
+    static func money(_ v: Decimal, in currency: CurrencyCode) -> String { shown(DecimalFormatting.money(v), in: currency) }
+
+    /// `-1234.5` in dollars as `-$1,234.5`.
+    private static func shown(_ plain: String, in currency: CurrencyCode) -> String {
+        let symbol = symbol(of: currency)
+        return plain.hasPrefix("-") ? "-" + symbol + DecimalFormatting.grouped(String(plain.dropFirst())) : symbol + DecimalFormatting.grouped(plain)
     }
 
     /// `+$1,234.56`, `-$3.00`, `$0.00`.
-    static func signedMoney(_ v: Exact36) -> String {
-        let s = money(v)
-        return s == symbol + "0.00" || s.hasPrefix("-") ? s : "+" + s
+    static func signedMoney(_ m: Money) -> String {
+        let s = money(m)
+        return s == symbol(of: m.currency) + "0.00" || s.hasPrefix("-") ? s : "+" + s
     }
 
-    /// How much one amount differs from another, in words: the gap `v` (this − that) as
+    /// How much one amount differs from another, in words: the gap `m` (this − that) as
     /// `$5.00 more` or `$5.00 less` (never `plus -$5.00`).
-    static func moneyApart(_ v: Exact36) -> String {
-        let s = money(v)
+    static func moneyApart(_ m: Money) -> String {
+        let s = money(m)
         return s.hasPrefix("-") ? String(s.dropFirst()) + " less" : s + " more"
     }
 
     /// A price for people: cents from $1 up (`$48,333.33`), up to 8 decimals below (`$0.00001234`).
     /// JSON keeps the contract's 8-decimal rounding.
-    static func price(_ v: Decimal) -> String {
-        v >= 1 || v <= -1 ? money(v) : smallPrice(DecimalFormatting.price(v))
+    static func price(_ v: Decimal, in currency: CurrencyCode) -> String {
+        v >= 1 || v <= -1 ? money(v, in: currency) : smallPrice(DecimalFormatting.price(v), in: currency)
     }
 
     /// The same for an exact price or average.
-    static func price(_ v: Exact36) -> String {
-        v.magnitudeAtLeastOne ? money(v) : smallPrice(v.trimmed(maxScale: 8))
+    static func price(_ m: Money) -> String {
+        m.amount.magnitudeAtLeastOne ? money(m) : smallPrice(m.amount.trimmed(maxScale: 8), in: m.currency)
     }
 
-    /// A price below $1, already rounded to at most 8 decimals: shown with at least 2.
-    private static func smallPrice(_ plain: String) -> String {
+    /// A quote's price in its own currency.
+    static func price(_ q: Quote) -> String { price(q.price, in: CurrencyCode(q.currency)) }
+
+    /// A price below 1, already rounded to at most 8 decimals: shown with at least 2.
+    private static func smallPrice(_ plain: String, in currency: CurrencyCode) -> String {
         var s = plain
         if let dot = s.firstIndex(of: ".") {
             let frac = s.distance(from: dot, to: s.endIndex) - 1
@@ -81,7 +63,7 @@ enum Human {
         } else {
             s += ".00"
         }
-        return dollars(s)
+        return shown(s, in: currency)
     }
 
     /// The most decimals a table shows of a quantity (JSON and export stay exact).

@@ -15,6 +15,8 @@ struct LineChart {
 
     var series: [Series]
     var dates: [LocalDay]
+    /// The currency of the values (the y axis's labels).
+    var currency: CurrencyCode
     /// Characters a line may take, labels included.
     var width: Int
     /// Rows of the plot itself.
@@ -24,20 +26,21 @@ struct LineChart {
     /// The smallest width drawn; a narrower terminal gets this width.
     static let minimumWidth = 30
 
-    /// `120000` as `$120k`, `1250000` as `$1.25M`, `950` as `$950`.
-    static func compactMoney(_ v: Double) -> String {
+    /// `120000` dollars as `$120k`, `1250000` as `$1.25M`, `950` as `$950`.
+    static func compactMoney(_ v: Double, in currency: CurrencyCode) -> String {
+        let symbol = Human.symbol(of: currency)
         let sign = v < 0 ? "-" : ""
         let a = abs(v)
         let (scaled, suffix): (Double, String) = a >= 1e12 ? (a / 1e12, "T") : a >= 1e9 ? (a / 1e9, "B") : a >= 1e6 ? (a / 1e6, "M")
             : a >= 1e3 ? (a / 1e3, "k") : (a, "")
-        guard scaled < 1e15 else { return sign + Human.symbol + String(format: "%.2e", a) }
+        guard scaled < 1e15 else { return sign + symbol + String(format: "%.2e", a) }
         // Up to two decimals, trailing zeros trimmed.
         var text = String(Int64((scaled * 100).rounded()))
         while text.count < 3 { text = "0" + text }
         var integer = String(text.dropLast(2)), fraction = String(text.suffix(2))
         while fraction.hasSuffix("0") { fraction.removeLast() }
         if integer.isEmpty { integer = "0" }
-        return sign + Human.symbol + integer + (fraction.isEmpty ? "" : "." + fraction) + suffix
+        return sign + symbol + integer + (fraction.isEmpty ? "" : "." + fraction) + suffix
     }
 
     /// A step of 1, 2, 2.5 or 5 × 10^k near `raw`.
@@ -70,7 +73,7 @@ struct LineChart {
             guard t <= hi + step * 1e-9 else { break }
             ticks.append(t)
         }
-        let labels = ticks.map(Self.compactMoney)
+        let labels = ticks.map { Self.compactMoney($0, in: currency) }
         let labelWidth = labels.map(\.count).max() ?? 1
         let total = max(width, Self.minimumWidth)
         let plotWidth = max(total - labelWidth - 2, 8)

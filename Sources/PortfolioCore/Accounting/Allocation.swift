@@ -15,7 +15,9 @@ public struct AllocationRow: Sendable, Equatable {
     public var suggested: Exact36?
 }
 
-public struct AllocationReport: Sendable {
+public struct AllocationReport: InOneCurrency, Sendable {
+    /// The currency of every figure.
+    public var currency: CurrencyCode
     public var by: Targets.Basis
     public var total: Exact36
     public var rows: [AllocationRow]
@@ -72,7 +74,7 @@ extension Reports {
             if case let .deposit(d) = move { goal = Exact36(d) } else { goal = .zero }
             for (i, a) in Reports.cents(exact, adding: goal, names: rows.map(\.target)).enumerated() { rows[i].suggested = a }
         }
-        return AllocationReport(by: targets.by, total: total, rows: rows, unpriced: unpriced)
+        return AllocationReport(currency: currency, by: targets.by, total: total, rows: rows, unpriced: unpriced)
     }
 
     /// The spec's split of a deposit without selling: give every class of S `t ÷ Σt × (Σv + D) − v`;

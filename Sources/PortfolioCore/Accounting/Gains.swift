@@ -56,7 +56,9 @@ public struct GainTotal: Sendable, Equatable {
     public var longTerm: Exact36?
 }
 
-public struct GainsReport: Sendable {
+public struct GainsReport: InOneCurrency, Sendable {
+    /// The currency of every figure.
+    public var currency: CurrencyCode
     public var rows: [GainRow]
     /// Per year, oldest first.
     public var totals: [GainTotal]
@@ -103,7 +105,7 @@ extension Reports {
             Reports.add(r, to: &all)
         }
         totals.sort { $0.year < $1.year }
-        return GainsReport(rows: rows, totals: totals, total: all.gain, shortTerm: all.shortTerm, longTerm: all.longTerm)
+        return GainsReport(currency: currency, rows: rows, totals: totals, total: all.gain, shortTerm: all.shortTerm, longTerm: all.longTerm)
     }
 
     private static func add(_ r: GainRow, to t: inout GainTotal) {

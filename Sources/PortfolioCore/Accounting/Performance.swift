@@ -25,14 +25,27 @@ public enum PerformancePeriod: Sendable, Equatable {
     }
 }
 
+extension PerformanceReport {
+    /// The gain less `summary`'s total P&L (assets moved in or out count here at their market value,
+    /// there at their basis); `nil` past 10^41, `differentCurrencies` when the two are in different currencies.
+    public func gap(to summary: PortfolioSummary) throws(PortfolioError) -> Money? {
+        do throws(PortfolioError) {
+            return try money(gain).subtracting(summary.money(summary.totalPnL))
+        } catch .valueTooLarge {
+            return nil
+        }
+    }
+}
+
 /// How a portfolio did over a period (`performance.md`): values at both ends, the flows between,
 /// the gain, and the time- and money-weighted returns.
-public struct PerformanceReport: Sendable {
+public struct PerformanceReport: InOneCurrency, Sendable {
     public var since: LocalDay
     public var until: LocalDay
     /// Calendar days in the period, both ends included.
     public var days: Int
-    public var currency: String
+    /// The currency of every figure.
+    public var currency: CurrencyCode
     /// The value at the end of the day before the period.
     public var startValue: Exact36
     /// The value at the end of its last day.
@@ -98,7 +111,7 @@ extension ValueTimeline {
         }
         let gain = (try? end - start - netFlows) ?? .zero
         return PerformanceReport(
-            since: since, until: until, days: max(days, 0), currency: currency, startValue: start, endValue: end, netFlows: netFlows,
+            since: since, until: until, days: max(days, 0), currency: CurrencyCode(currency), startValue: start, endValue: end, netFlows: netFlows,
             gain: gain, twr: twr, twrAnnualized: twr.flatMap { ReturnMath.annualized($0, days: days) },
             irr: days > 0 ? ReturnMath.internalRate(start: start.double, flows: irrFlows, end: end.double, endDays: days) : nil,
             flows: flows, partialDays: partialDays, unpriced: walked.unpriced)

@@ -41,6 +41,8 @@ public enum PortfolioError: Error, Equatable, Sendable {
     /// A currency other than the one the transaction must be in (a registered asset's own).
     case currencyMismatch(given: String, expected: String, reason: String)
     case unsupportedCurrency(String)
+    /// Money of two currencies added, subtracted or compared without a rate (a bug, never the user's).
+    case differentCurrencies(String, String)
     /// A linked leg whose partner is missing or whose kind cannot change.
     case linkedLeg(String)
     /// Records sharing one `linkedId` that make no whole link of `LinkKind.table` (legs as they are).
@@ -158,6 +160,7 @@ extension PortfolioError: CustomStringConvertible {
             return "'\(TextEscaping.escaped(prefix))' is too short to name a transaction (use at least 4 characters of its id)"
         case let .alreadyWatched(id): return "\(coin(id)) is already in your watchlist"
         case let .notWatched(id): return "\(coin(id)) is not in your watchlist"
+        case let .differentCurrencies(a, b): return "Money in \(a) and in \(b) cannot be added or compared without a rate"
         case .valueTooLarge: return "A total is too large to compute exactly (over 10^41)"
         case .quantityTooLarge: return "A quantity is too large to keep exactly (over 3.4 × 10^20 units of one coin)"
         case let .splitToNothing(held):

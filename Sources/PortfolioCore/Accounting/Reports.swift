@@ -51,7 +51,9 @@ public enum HoldingsSort: String, CaseIterable, Sendable {
 ///
 /// Money is exact (`Exact36`) from the replay to the printed digits: totals are exact sums,
 /// and display rounds each figure once, from its exact value.
-public struct HoldingsReport: Sendable {
+public struct HoldingsReport: InOneCurrency, Sendable {
+    /// The currency of every figure but a cash line's balance.
+    public var currency: CurrencyCode
     public var holdings: [Holding]
     /// Oldest quote time among priced holdings.
     public var pricesAsOf: Date?
@@ -95,6 +97,9 @@ public struct CashLine: Sendable, Equatable {
     /// In the base currency at today's rate; `nil` when no rate is known.
     public var value: Exact36?
 
+    /// The balance with its currency.
+    public var money: Money { Money(balance, CurrencyCode(currency)) }
+
     public init(portfolio: String?, currency: String, balance: Exact36, value: Exact36?) {
         self.portfolio = portfolio
         self.currency = currency
@@ -110,7 +115,9 @@ public struct ClosedLine: Sendable {
 }
 
 /// The whole portfolio in a few numbers (accounting.md, "Portfolio summary").
-public struct PortfolioSummary: Sendable {
+public struct PortfolioSummary: InOneCurrency, Sendable {
+    /// The currency of every figure.
+    public var currency: CurrencyCode
     /// Holdings plus cash.
     public var totalValue: Exact36
     public var holdingsValue: Exact36
@@ -142,7 +149,7 @@ public struct PortfolioSummary: Sendable {
 }
 
 /// Turns a ledger, prices and asset names into reports. Pure: no I/O, no clock of its own.
-public struct Reports: Sendable {
+public struct Reports: InOneCurrency, Sendable {
     public var ledger: Ledger
     public var prices: PriceBook
     public var asset: @Sendable (String) -> AssetLabel
@@ -151,6 +158,7 @@ public struct Reports: Sendable {
     public var portfolios: Set<String>?
     /// The currency values are shown in, and the rates that turn a price's currency into it.
     public var baseCurrency: String
+    public var currency: CurrencyCode { CurrencyCode(baseCurrency) }
     public var rates: FXTable
     /// Each portfolio's own base; figures of a portfolio in another base than `baseCurrency` are
     /// converted at today's rate (a view: `convertedPortfolios` names them).
@@ -262,7 +270,7 @@ public struct Reports: Sendable {
             apart.insert(key.portfolio)
         }
         var report = HoldingsReport(
-            holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
+            currency: currency, holdings: lines, pricesAsOf: asOf, stale: lines.contains { $0.stale },
             unpricedCount: unpriced, holdingsValue: value, cash: cash, cashBalance: cashBalance,
             totalCost: cost, unrealizedPnL: pnl, unpricedCost: unpricedCost, missingRates: missingRates.sorted())
         report.unconverted = unconverted
@@ -368,7 +376,7 @@ public struct Reports: Sendable {
         let allCash = cashTracking.all
         let percentage = allCash ? (t.netDeposits > .zero ? Percent.of(total, t.netDeposits) : nil) : Percent.of(total, base)
         return PortfolioSummary(
-            totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: h.cashBalance,
+            currency: currency, totalValue: h.totalValue, holdingsValue: h.holdingsValue, cashBalance: h.cashBalance,
             netDeposits: allCash ? t.netDeposits : nil, fxEffect: cashTracking.any ? fx : nil,
             totalOpenCost: h.openCost, totalClosedCost: t.realizedBasis,
             unrealizedPnL: h.unrealizedPnL, realizedPnL: t.realized, income: t.income, taxWithheld: t.taxWithheld, totalPnL: total,
@@ -395,7 +403,7 @@ public struct Reports: Sendable {
         }
         var totals = IncomeReport.Sums()
         for e in rows { totals.add(e) }
-        guard let grouping else { return IncomeReport(rows: rows, groups: nil, totals: totals) }
+        guard let grouping else { return IncomeReport(currency: currency, rows: rows, groups: nil, totals: totals) }
         var order: [String] = []
         var groups: [String: IncomeReport.Sums] = [:]
         for e in rows {
@@ -408,7 +416,7 @@ public struct Reports: Sendable {
             groups[key, default: IncomeReport.Sums()].add(e)
         }
         if grouping == .asset { order.sort() }
-        return IncomeReport(rows: rows, groups: order.map { ($0, groups[$0] ?? IncomeReport.Sums()) }, totals: totals)
+        return IncomeReport(currency: currency, rows: rows, groups: order.map { ($0, groups[$0] ?? IncomeReport.Sums()) }, totals: totals)
     }
 
     static func order(_ sort: HoldingsSort) -> (Holding, Holding) -> Bool {
@@ -451,7 +459,7 @@ public enum IncomeGrouping: String, CaseIterable, Sendable {
 }
 
 /// Dividends, interest and rewards: the rows, the groups when asked, and the totals.
-public struct IncomeReport: Sendable {
+public struct IncomeReport: InOneCurrency, Sendable {
     public struct Sums: Sendable, Equatable {
         public var gross: Exact36 = .zero
         public var taxWithheld: Exact36 = .zero
@@ -469,6 +477,8 @@ public struct IncomeReport: Sendable {
         }
     }
 
+    /// The currency of every figure.
+    public var currency: CurrencyCode
     public var rows: [IncomeEvent]
     public var groups: [(group: String, sums: Sums)]?
     public var totals: Sums

@@ -55,12 +55,12 @@ extension Book {
         for q in manualPrices {
             let subject = "the manual price of \(TextEscaping.escaped(q.coinId))"
             if unknownAsset(q.coinId) { add(subject, "is for an asset that is not registered") }
-            if CurrencyCode.parse(q.currency) != q.currency { add(subject, "is in \(quoted(q.currency)), not a supported currency") }
+            if !CurrencyCode.isSupported(q.currency) { add(subject, "is in \(quoted(q.currency)), not a supported currency") }
             if q.price <= 0 { add(subject, "is not greater than zero") }
         }
         for r in fxRates {
             let subject = "the rate \(TextEscaping.escaped(r.from))→\(TextEscaping.escaped(r.to)) of \(ISODate.format(r.date))"
-            if CurrencyCode.parse(r.from) != r.from || CurrencyCode.parse(r.to) != r.to { add(subject, "names a currency bitpal does not support") }
+            if !CurrencyCode.isSupported(r.from) || !CurrencyCode.isSupported(r.to) { add(subject, "names a currency bitpal does not support") }
             if r.from == r.to { add(subject, "converts a currency into itself") }
             if r.rate.units <= 0 { add(subject, "is not greater than zero") }
         }
@@ -96,7 +96,7 @@ extension Book {
         for alert in alerts {
             let subject = "alert \(alert.id)"
             if unknownAsset(alert.assetId) { add(subject, "watches \(TextEscaping.escaped(alert.assetId)), which is not a registered asset") }
-            if CurrencyCode.parse(alert.currency) != alert.currency { add(subject, "is in \(quoted(alert.currency)), not a supported currency") }
+            if !CurrencyCode.isSupported(alert.currency) { add(subject, "is in \(quoted(alert.currency)), not a supported currency") }
         }
         return problems
     }

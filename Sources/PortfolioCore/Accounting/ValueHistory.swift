@@ -94,9 +94,10 @@ public struct ValueRow: Sendable, Equatable {
 }
 
 /// Value over time: one row per period end.
-public struct ValueHistory: Sendable {
+public struct ValueHistory: InOneCurrency, Sendable {
     public var interval: HistoryInterval
-    public var currency: String
+    /// The currency of every figure.
+    public var currency: CurrencyCode
     public var rows: [ValueRow]
     /// Assets (and `CUR→BASE` rate pairs) whose missing price or rate made some row partial, sorted.
     public var unpriced: [String]
@@ -193,7 +194,7 @@ public struct ValueTimeline: Sendable {
 
     /// The value at every period end from the first transaction (or `since`) to today (or `until`).
     public func history(interval: HistoryInterval, since: LocalDay? = nil, until: LocalDay? = nil) -> ValueHistory {
-        var out = ValueHistory(interval: interval, currency: currency, rows: [], unpriced: [])
+        var out = ValueHistory(interval: interval, currency: CurrencyCode(currency), rows: [], unpriced: [])
         guard let first = firstDay else { return out }
         let start = max(since ?? first, first), end = min(until ?? today, today)
         var walk = ValueWalk(self)

@@ -110,7 +110,7 @@ public enum ExchangeImport {
     /// that base); `nil` for anything else (crypto, or a fiat bitpal does not support).
     public static func moneyCurrency(_ code: String) -> String? {
         if usdQuotes.contains(code) { return "USD" }
-        return fiat.contains(code) ? CurrencyCode.parse(code) : nil
+        return fiat.contains(code) ? CurrencyCode.parse(code)?.code : nil
     }
     static let fiat: Set<String> = ["USD", "EUR", "GBP", "CAD", "AUD", "JPY", "CHF", "TRY", "BRL", "NGN", "RUB", "UAH", "ZAR",
                                     "PLN", "SEK", "NOK", "DKK", "CZK", "HUF", "RON", "INR", "IDR", "KRW", "ARS", "MXN", "NZD", "SGD", "HKD"]

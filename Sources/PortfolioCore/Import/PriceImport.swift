@@ -220,7 +220,7 @@ public enum PriceImport {
             guard blank(base[i]) else { return nil }
             while i < end && blank(base[i]) { i += 1 }
             let code = String(decoding: UnsafeBufferPointer(start: base + i, count: end - i), as: UTF8.self)
-            guard code.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }), let parsed = CurrencyCode.parse(code)
+            guard code.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }), let parsed = CurrencyCode.parse(code)?.code
             else { return nil }
             currency = parsed
         }
@@ -514,7 +514,7 @@ public enum PriceImport {
     /// A supported currency code (any case, maybe quoted) or symbol.
     static func currencyCode(_ text: String) throws(LineError) -> String {
         let t = unquoted(text.trimmedSpace)
-        if let code = symbols[t] ?? CurrencyCode.parse(t) { return code }
+        if let code = symbols[t] ?? CurrencyCode.parse(t)?.code { return code }
         throw LineError(PortfolioError.unsupportedCurrency(t).description)
     }
 

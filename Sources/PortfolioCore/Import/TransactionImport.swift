@@ -509,7 +509,7 @@ public enum TransactionImport {
                 problems.append("portfolio '\(name)': a portfolio name is 1–40 letters, digits, '-', '_' or '.'")
                 continue
             }
-            guard CurrencyCode.parse(p.baseCurrency) == p.baseCurrency else {
+            guard CurrencyCode.isSupported(p.baseCurrency) else {
                 problems.append("portfolio '\(name)': " + PortfolioError.unsupportedCurrency(p.baseCurrency).description)
                 continue
             }
@@ -548,7 +548,7 @@ public enum TransactionImport {
                 problems.append("asset '\(id)': a code is 1–24 upper-case letters, digits, '.', '_', '-' or ':'")
                 continue
             }
-            guard CurrencyCode.parse(a.currency) == a.currency else {
+            guard CurrencyCode.isSupported(a.currency) else {
                 problems.append("asset \(id): " + PortfolioError.unsupportedCurrency(a.currency).description)
                 continue
             }
@@ -577,7 +577,7 @@ public enum TransactionImport {
                 problems.append("\(at): " + PortfolioError.priceNotPositive.description)
             } else if q.time > now {
                 problems.append("\(at): a price dated \(ISODate.format(q.time)) is in the future")
-            } else if CurrencyCode.parse(q.currency) != q.currency {
+            } else if !CurrencyCode.isSupported(q.currency) {
                 problems.append("\(at): " + PortfolioError.unsupportedCurrency(q.currency).description)
             } else if !known.insert(PriceKey(q)).inserted {
                 outcome.skippedPrices += 1
@@ -720,7 +720,7 @@ public enum TransactionImport {
             if !(moneyless && currencyText == nil) {
                 currency = try book.currency(given: currencyText, assetId: assetId, portfolio: portfolio)
             }
-        } else if let currencyText, CurrencyCode.parse(currencyText) != portfolio.baseCurrency {
+        } else if let currencyText, CurrencyCode.parse(currencyText)?.code != portfolio.baseCurrency {
             // Many files fill every row's currency: the portfolio's own base says nothing and is let be.
             throw CommandError("\(kind) has no money, so no currency (currency '\(TextEscaping.shortened(currencyText))')")
         }

@@ -127,18 +127,6 @@ public struct Portfolio: Hashable, Sendable {
     }
 }
 
-/// The currencies bitpal knows (the fiat currencies the price service prices in).
-public enum CurrencyCode {
-    public static let supported = ["USD", "EUR", "GBP", "JPY", "CAD", "AUD", "CHF", "CNY", "INR", "KRW", "BRL", "SEK",
-                                   "NOK", "DKK", "PLN", "NZD", "SGD", "HKD", "MXN", "ZAR"]
-
-    /// `text` upper-cased when supported, else `nil`.
-    public static func parse(_ text: String) -> String? {
-        let upper = text.uppercased()
-        return supported.contains(upper) ? upper : nil
-    }
-}
-
 /// Everything the user typed: the content of `portfolio.json`.
 public struct Book: Sendable, Equatable {
     /// The store format this build writes; a file with a higher one is refused, never overwritten.
@@ -208,7 +196,7 @@ extension Book {
         let registered = asset(id: assetId)
         var currency = registered?.currency ?? portfolio.baseCurrency
         if let given {
-            guard let code = CurrencyCode.parse(given) else { throw .unsupportedCurrency(given) }
+            guard let code = CurrencyCode.parse(given)?.code else { throw .unsupportedCurrency(given) }
             if let registered, registered.currency != code {
                 throw .currencyMismatch(given: code, expected: registered.currency, reason: "the currency \(registered.id) trades in")
             }

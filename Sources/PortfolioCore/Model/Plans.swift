@@ -54,7 +54,9 @@ extension InvestmentPlan {
 }
 
 /// Where a plan stands today.
-public struct PlanProgress: Sendable, Equatable {
+public struct PlanProgress: InOneCurrency, Sendable, Equatable {
+    /// The currency of every figure (the value's), the plan's target and monthly amounts too.
+    public var currency: CurrencyCode
     public var currentValue: Exact36
     public var progressPercentage: Decimal?
     public var daysRemaining: Int
@@ -66,9 +68,10 @@ public struct PlanProgress: Sendable, Equatable {
 
     /// The spec's projection: with r the monthly rate, V(1+r)ⁿ + C((1+r)ⁿ − 1)/r (V + C·n when r = 0);
     /// the monthly amount that reaches the target, never below 0.
-    public init(plan: InvestmentPlan, currentValue: Exact36, today: Date, timeZone: TimeZone) {
-        self.currentValue = currentValue
-        let v = currentValue.decimal
+    public init(plan: InvestmentPlan, currentValue: Money, today: Date, timeZone: TimeZone) {
+        currency = currentValue.currency
+        self.currentValue = currentValue.amount
+        let v = self.currentValue.decimal
         let target = plan.target.decimal
         progressPercentage = target.isZero ? nil : v / target * 100
         let now = ISODate.localDay(of: today, in: timeZone)

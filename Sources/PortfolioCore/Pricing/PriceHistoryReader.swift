@@ -165,7 +165,7 @@ enum PriceHistoryReader {
             } else if equal(k, "currency") {
                 let raw = try r.readRawStringBytes()
                 if !raw.elementsEqual(names.currency.bytes) {
-                    guard let code = CurrencyCode.parse(String(decoding: raw, as: UTF8.self)) else { return nil }
+                    guard let code = CurrencyCode.parse(String(decoding: raw, as: UTF8.self))?.code else { return nil }
                     names.currency = (Array(raw), code)
                 }
                 currency = names.currency.code

@@ -59,7 +59,7 @@ extension Session {
             case .prices:
                 if let code = Asset.code(text), book.asset(id: code) != nil {
                     result = .success(code)
-                } else if let currency = PriceImport.symbols[text] ?? CurrencyCode.parse(text) {
+                } else if let currency = PriceImport.symbols[text] ?? CurrencyCode.parse(text)?.code {
                     result = .failure(LineMessage("\(currency) is a currency: import exchange rates with 'bitpal fx import'"))
                 } else {
                     do {
@@ -71,7 +71,7 @@ extension Session {
                     }
                 }
             case .rates:
-                if let code = PriceImport.symbols[text] ?? CurrencyCode.parse(text) {
+                if let code = PriceImport.symbols[text] ?? CurrencyCode.parse(text)?.code {
                     result = .success(code)
                 } else {
                     result = .failure(LineMessage("'\(TextEscaping.shortened(text))' is not a currency bitpal supports "

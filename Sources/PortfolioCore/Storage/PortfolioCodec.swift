@@ -240,7 +240,7 @@ public enum PortfolioCodec {
             }
         }
         guard let from, let to, let rate, let date else { throw r.error("an exchange rate needs from, to, rate and date") }
-        guard CurrencyCode.parse(from) == from, CurrencyCode.parse(to) == to, from != to else {
+        guard CurrencyCode.isSupported(from), CurrencyCode.isSupported(to), from != to else {
             throw r.error("an exchange rate needs two different supported currencies (\(TextEscaping.escaped(from))→\(TextEscaping.escaped(to)))")
         }
         guard rate.units > 0 else { throw r.error("an exchange rate must be greater than zero") }

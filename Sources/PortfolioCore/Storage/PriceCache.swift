@@ -355,7 +355,7 @@ public struct PriceCache: Sendable {
                 source = src
             case "currency":
                 let text = try r.readString()
-                guard let code = CurrencyCode.parse(text) else { throw r.error("unknown currency '\(TextEscaping.escaped(text))'") }
+                guard let code = CurrencyCode.parse(text)?.code else { throw r.error("unknown currency '\(TextEscaping.escaped(text))'") }
                 currency = code
             default: try r.skipValue()
             }
@@ -373,7 +373,7 @@ public struct PriceCache: Sendable {
     static func isRateIDValid(_ coin: String) -> Bool {
         guard coin.hasPrefix("fx:") else { return true }
         let pair = coin.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        return pair.count == 2 && CurrencyCode.parse(pair[0]) == pair[0] && CurrencyCode.parse(pair[1]) == pair[1] && pair[0] != pair[1]
+        return pair.count == 2 && CurrencyCode.isSupported(pair[0]) && CurrencyCode.isSupported(pair[1]) && pair[0] != pair[1]
     }
 
     /// A decimal string that may carry a leading `-` (24h changes can be negative).

@@ -361,7 +361,7 @@ final class PriceCacheFile {
                 lastCoin = coin
                 lastCurrency = currency
                 let names = (coin: String(decoding: coin, as: UTF8.self), currency: String(decoding: currency, as: UTF8.self))
-                guard CurrencyCode.parse(names.currency) == names.currency, PriceCache.isRateIDValid(names.coin) else { return nil }
+                guard CurrencyCode.isSupported(names.currency), PriceCache.isRateIDValid(names.coin) else { return nil }
                 series(names.coin, names.currency)
             } else if ordered && millis < lastMillis && reading.disorder == nil {
                 reading.disorder = lineNumber
@@ -490,7 +490,7 @@ final class PriceCacheFile {
                 // This currency's quotes from there, in order.
                 reader.seek(to: from)
                 let coinText = String(decoding: coin, as: UTF8.self), currencyText = String(decoding: first.currency, as: UTF8.self)
-                guard CurrencyCode.parse(currencyText) == currencyText, PriceCache.isRateIDValid(coinText) else { return nil }
+                guard CurrencyCode.isSupported(currencyText), PriceCache.isRateIDValid(coinText) else { return nil }
                 var lastMillis = Int64.min
                 pos = quotesEnd
                 while let (offset, bytes) = reader.line() {
