@@ -62,7 +62,7 @@ public struct CLI {
             case .historyDays: ("\(e)", .failure)  // a well-formed number the rule refuses
             default: ("\(e)", .service)
             }
-        case let e as PortfolioError: ("\(e)", .failure)
+        case let e as PortfolioError: ("\(e)", e.exitCode)
         case let e as StoreError: ("\(e)", .failure)
         case let e as CommandFailure: (e.message, e.code)
         default: ("\(error)", .failure)
@@ -118,7 +118,7 @@ public struct CLI {
             return try command.run(context)
         } catch let e as PortfolioError {
             // Coins are named one way in every message: symbol and name.
-            throw CommandFailure(e.description(names: context.names))
+            throw CommandFailure(e.description(names: context.names), code: e.exitCode)
         }
     }
 
@@ -217,6 +217,14 @@ public struct CLI {
 }
 
 /// A command's own failure with a chosen exit code and wording.
+extension PortfolioError {
+    /// 1, but 2 for an option that does not fit the record it is given for.
+    var exitCode: ExitCode {
+        if case .misusedOption = self { return .usage }
+        return .failure
+    }
+}
+
 public struct CommandFailure: Error {
     public var message: String
     public var code: ExitCode

@@ -22,7 +22,7 @@ enum CashOptions {
     static func amount(_ text: String) throws -> Fixed18 { try ArgumentList.fixed(text, field: "Amount") }
 
     /// Records `legs` (built for the chosen portfolio, which tracks cash) and says what was added.
-    static func record(_ context: Context, _ make: (Book, Portfolio) throws -> [Transaction]) throws -> ExitCode {
+    static func record(_ context: Context, _ make: (Book, Portfolio) throws -> TransactionChange) throws -> ExitCode {
         let settings = try context.session().loadSettings()
         return try TransactionOptions.write(try make(settings, try portfolio(context, in: settings)), context: context)
     }
@@ -48,13 +48,10 @@ struct CashRecordOptions {
         fxRate = try TransactionOptions.fxRate(&a)
     }
 
-    /// One cash record of `type` in `portfolio`.
-    func transaction(_ type: TransactionType, fee: Fixed18? = nil, book: Book, portfolio: Portfolio, context: Context) throws -> Transaction {
-        let currency = try book.currency(given: self.currency, assetId: "", portfolio: portfolio)
-        let when = try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now)
-        return Transaction(portfolio: portfolio.name, type: type, assetId: "", amount: amount, price: nil, fee: fee, currency: currency,
-                           fxRate: try book.fxRate(for: currency, in: portfolio, on: when.date, given: fxRate), date: when.date, day: when.day,
-                           notes: note)
+    /// One cash record of `type` in `portfolio`, as asked.
+    func request(_ type: TransactionType, fee: Fixed18? = nil, portfolio: Portfolio, context: Context) throws -> RecordRequest {
+        RecordRequest(portfolio: portfolio.name, type: type, amount: amount, fee: fee, currency: currency, fxRate: fxRate,
+                      date: try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now), notes: note)
     }
 }
 
@@ -75,10 +72,10 @@ struct CashDepositCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        try CashOptions.record(context) { book, p in
-            var t = try options.transaction(.deposit, book: book, portfolio: p, context: context)
-            if initial { t.notes = t.notes.map { "initial capital: " + $0 } ?? "initial capital" }
-            return [t]
+        try CashOptions.record(context) { _, p in
+            var r = try options.request(.deposit, portfolio: p, context: context)
+            if initial { r.notes = r.notes.map { "initial capital: " + $0 } ?? "initial capital" }
+            return .record(r)
         }
     }
 }
@@ -94,7 +91,7 @@ struct CashWithdrawCommand: Command {
     init(parsing a: inout ArgumentList) throws { options = try CashRecordOptions(&a) }
 
     func run(_ context: Context) throws -> ExitCode {
-        try CashOptions.record(context) { book, p in [try options.transaction(.withdrawal, book: book, portfolio: p, context: context)] }
+        try CashOptions.record(context) { _, p in .record(try options.request(.withdrawal, portfolio: p, context: context)) }
     }
 }
 
@@ -116,7 +113,7 @@ struct CashInterestCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        try CashOptions.record(context) { book, p in [try options.transaction(.interest, fee: fee, book: book, portfolio: p, context: context)] }
+        try CashOptions.record(context) { _, p in .record(try options.request(.interest, fee: fee, portfolio: p, context: context)) }
     }
 }
 
@@ -137,7 +134,7 @@ struct CashFeeCommand: Command {
     init(parsing a: inout ArgumentList) throws { options = try CashRecordOptions(&a) }
 
     func run(_ context: Context) throws -> ExitCode {
-        try CashOptions.record(context) { book, p in [try options.transaction(.expense, book: book, portfolio: p, context: context)] }
+        try CashOptions.record(context) { _, p in .record(try options.request(.expense, portfolio: p, context: context)) }
     }
 }
 
@@ -162,16 +159,7 @@ struct CashTransferCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         try CashOptions.record(context) { book, from in
             let target = try Context.portfolio(named: to, in: book, option: "--to")
-            if target.name == from.name { throw CommandFailure("A cash transfer needs two different portfolios (both are '\(TextEscaping.escaped(from.name))')") }
-            guard target.trackCash else { throw PortfolioError.cashNotTracked(target.name) }
-            let out = try options.transaction(.withdrawal, book: book, portfolio: from, context: context)
-            let currency = out.currency ?? from.baseCurrency
-            var legs = Transaction.cashTransfer(out.amountValue, currency: currency, from: from.name, to: target.name,
-                                                date: out.recordDate, notes: out.notes)
-            // Each leg at the rate to its own portfolio's base (none where the cash is in that base).
-            legs[0].fxRateValue = out.fxRateValue
-            legs[1].fxRateValue = try book.fxRate(for: currency, in: target, on: out.date)
-            return legs
+            return .cashTransfer(try options.request(.withdrawal, portfolio: from, context: context), to: target.name)
         }
     }
 }
@@ -209,29 +197,10 @@ struct CashExchangeCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        try CashOptions.record(context) { book, p in
-            let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
-            if from == to { throw CommandFailure("An exchange needs two different currencies (both are \(from))") }
-            if rate.units == 0 { throw CommandFailure("Rate must be greater than zero") }
-            guard fee < amount else { throw CommandFailure("The fee (\(fee.text) \(from)) must be less than the amount (\(amount.text) \(from))") }
-            let one = Fixed18(units: Fixed18.scale)
-            let received = try (Exact36(amount) - Exact36(fee)).multiplied(by: rate, dividedBy: one).roundedToFixed18()
-            let when = try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now)
-            // Each leg's rate to the base: from --rate when one side is the base, else the table's.
-            func baseRate(of currency: String, implied: () throws -> Fixed18) throws -> Fixed18? {
-                if currency == p.baseCurrency { return nil }
-                if from == p.baseCurrency || to == p.baseCurrency { return try implied() }
-                return try book.fxRate(for: currency, in: p, on: when.date)
-            }
-            let fromRate = try baseRate(of: from) { rate }  // TO is the base: base per FROM is R
-            let toRate = try baseRate(of: to) { try Exact36(one).divided(by: rate).roundedToFixed18() }  // FROM is the base: 1 ÷ R
-            let id = UUIDText.random()
-            return [
-                Transaction(id: id, portfolio: p.name, type: .withdrawal, assetId: "", amount: amount, price: nil, fee: nil,
-                            currency: from, fxRate: fromRate, date: when.date, day: when.day, notes: note, linkedId: id),
-                Transaction(portfolio: p.name, type: .deposit, assetId: "", amount: received, price: nil, fee: nil,
-                            currency: to, fxRate: toRate, date: when.date, day: when.day, notes: note, linkedId: id),
-            ]
+        try CashOptions.record(context) { _, p in
+            .cashExchange(ExchangeRequest(portfolio: p.name, amount: amount, from: try FXOptions.currency(self.from, field: "FROM"),
+                                          to: try FXOptions.currency(self.to, field: "TO"), rate: rate, fee: fee,
+                                          date: try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now), notes: note))
         }
     }
 }

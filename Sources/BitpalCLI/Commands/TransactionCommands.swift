@@ -98,14 +98,11 @@ enum TransactionOptions {
         try book.currency(given: given, assetId: asset.id, portfolio: portfolio)
     }
 
-    /// Writes new records (one, or the two legs of a swap, a move or a cash transfer) through the
-    /// store, which checks the whole history, and says what was added.
-    static func write(_ legs: [Transaction], context: Context) throws -> ExitCode {
-        for leg in legs { try ValueRules.check(leg, now: context.now) }
-        try context.session().store.update(now: context.now, names: context.names) { book in
-            book.add(legs)
-            return (true, ())
-        }
+    /// Adds what `change` asks for (one record, or the two legs of a swap, a move, a cash transfer or
+    /// an exchange) through the session's one door, and says what was added.
+    static func write(_ change: TransactionChange, context: Context) throws -> ExitCode {
+        let legs = try context.session().commit(change, names: context.names).first ?? []
+        guard !legs.isEmpty else { return .success }
         if context.json {
             context.printJSON(json(legs))
         } else {
@@ -215,6 +212,7 @@ struct AddCommand: Command {
         if type == nil && valueText == nil { throw UsageError.missingValue(option: "--value", valueName: "VALUE") }
         if feeText != nil && rule?.fee == KindRule.FeeRule.none { throw UsageError.conflict("a \(kind) has no fee") }
         if currency != nil && !(rule?.hasCurrency ?? true) { throw UsageError.conflict("a \(kind) has no money, so no currency") }
+        if fxRate != nil && !(rule?.hasCurrency ?? true) { throw UsageError.conflict("a \(kind) has no money, so no --fx-rate") }
         // Literals now, so a malformed one is a usage error whatever else is wrong.
         if let feeText { _ = try ArgumentList.fixed(feeText, field: "Fee") }
         if let totalText { _ = try ArgumentList.fixed(totalText, field: "Total") }
@@ -240,66 +238,33 @@ struct AddCommand: Command {
         let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         let fee = try feeText.map { try ArgumentList.fixed($0, field: "Fee") }
-        var legs: [Transaction]
-        if let type = TransactionType(rawValue: kind) {
-            let asset = try session.resolveAsset(arguments[0], in: book)
-            let rule = KindRule.of(type)
-            var t = Transaction(portfolio: portfolio.name, type: type, assetId: asset.id, amount: .zero, price: nil, fee: nil,
-                                currency: nil, date: when.date, day: when.day, notes: notes)
-            switch type {
-            case .adjustment:
-                let q = arguments[1]
-                t.negative = q.hasPrefix("-")
-                t.amountValue = try ArgumentList.fixed(t.negative ? String(q.dropFirst()) : q, field: "Quantity")
-            case .split:
-                let (new, old) = try TransactionOptions.ratio(arguments[1])
-                t.amountValue = new
-                t.priceValue = old
-            default:
-                t.amountValue = try ArgumentList.fixed(arguments[1], field: "Amount")
-                if arguments.count > 2 { t.priceValue = try ArgumentList.fixed(arguments[2], field: type == .transferIn ? "Cost" : "Price") }
-            }
-            if let totalText {
-                let total = try ArgumentList.fixed(totalText, field: "Total")
-                t.totalValue = total
-                if t.amountValue.units > 0, total.units > 0 { t.priceValue = try Transaction.price(ofTotal: total, amount: t.amountValue) }
-            }
-            switch rule.fee {
-            case .none: t.feeValue = nil
-            default: t.feeValue = fee ?? .zero
-            }
-            if rule.hasCurrency {
-                let c = try TransactionOptions.currency(currency, asset: asset, book: book, portfolio: portfolio)
-                t.currency = c
-                t.fxRateValue = try book.fxRate(for: c, in: portfolio, on: when.date, given: fxRate)
-            } else if fxRate != nil {
-                throw UsageError.conflict("a \(kind) has no money, so no --fx-rate")
-            }
-            legs = [t]
-        } else {
-            legs = try swapLegs(book: book, portfolio: portfolio, context: context, date: when, notes: notes, fee: fee)
+        guard let type = TransactionType(rawValue: kind) else {
+            // A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
+            let from = try session.resolveAsset(arguments[0], in: book)
+            let to = try session.resolveAsset(arguments[2], in: book)
+            if from.id == to.id { throw CommandFailure("A swap needs two different assets (both are \(context.coinLabel(from.id)))") }
+            return try TransactionOptions.write(.swap(SwapRequest(
+                portfolio: portfolio.name, from: from.id, fromAmount: try ArgumentList.fixed(arguments[1], field: "Amount"),
+                to: to.id, toAmount: try ArgumentList.fixed(arguments[3], field: "Amount"),
+                value: try ArgumentList.fixed(valueText ?? "0", field: "Value"), fee: fee ?? .zero, currency: currency, fxRate: fxRate,
+                date: when, notes: notes)), context: context)
         }
-        return try TransactionOptions.write(legs, context: context)
-    }
-
-    /// A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
-    private func swapLegs(book: Book, portfolio: Portfolio, context: Context, date: RecordDate, notes: String?, fee: Fixed18?) throws -> [Transaction] {
-        let from = try context.session().resolveAsset(arguments[0], in: book)
-        let to = try context.session().resolveAsset(arguments[2], in: book)
-        if from.id == to.id { throw CommandFailure("A swap needs two different assets (both are \(context.coinLabel(from.id)))") }
-        let fromAmount = try ArgumentList.fixed(arguments[1], field: "Amount")
-        let toAmount = try ArgumentList.fixed(arguments[3], field: "Amount")
-        let value = try ArgumentList.fixed(valueText ?? "0", field: "Value")
-        if value.units == 0 { throw CommandFailure("A swap's --value must be greater than zero") }
-        if fromAmount.units == 0 || toAmount.units == 0 { throw PortfolioError.amountNotPositive }
-        let c1 = try TransactionOptions.currency(currency, asset: from, book: book, portfolio: portfolio)
-        let c2 = try TransactionOptions.currency(currency, asset: to, book: book, portfolio: portfolio)
-        var legs = try Transaction.swap(portfolio: portfolio.name, from: from.id, amount: fromAmount, to: to.id, amount: toAmount,
-                                        value: value, fee: fee ?? .zero, currencies: (c1, c2), date: date, notes: notes)
-        for i in legs.indices {
-            legs[i].fxRateValue = try book.fxRate(for: legs[i].currency ?? portfolio.baseCurrency, in: portfolio, on: date.date, given: fxRate)
+        let asset = try session.resolveAsset(arguments[0], in: book)
+        var r = RecordRequest(portfolio: portfolio.name, type: type, assetId: asset.id, amount: .zero, fee: fee, currency: currency,
+                              fxRate: fxRate, date: when, notes: notes)
+        switch type {
+        case .adjustment:
+            let q = arguments[1]
+            r.negative = q.hasPrefix("-")
+            r.amount = try ArgumentList.fixed(r.negative ? String(q.dropFirst()) : q, field: "Quantity")
+        case .split:
+            (r.amount, r.price) = try TransactionOptions.ratio(arguments[1])
+        default:
+            r.amount = try ArgumentList.fixed(arguments[1], field: "Amount")
+            if arguments.count > 2 { r.price = try ArgumentList.fixed(arguments[2], field: type == .transferIn ? "Cost" : "Price") }
         }
-        return legs
+        r.total = try totalText.map { try ArgumentList.fixed($0, field: "Total") }
+        return try TransactionOptions.write(.record(r), context: context)
     }
 }
 
@@ -516,76 +481,15 @@ struct EditCommand: Command {
         let book = try session.loadSettings()
         let newAsset = try asset.map { try session.resolveAsset($0, in: book) }
         let newDate = try date?.record(in: context.timeZone, now: now)
-        let store = session.store
-        let edited: [Transaction] = try store.update(now: now, names: context.names) { book in
-            let index = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
-            let legs = book.legs(of: index)
-            let linked = legs.count > 1
-            if linked && type != nil { throw PortfolioError.linkedLeg("The kind of a swap's or a move's leg cannot change; delete it and add it again") }
-            if value != nil && !(linked && book.transactions[index].totalValue != nil) {
-                throw UsageError.conflict("--value is a swap's value; use --price or --total on a single trade")
-            }
-            var t = book.transactions[index]
-            if let newAsset { t.assetId = newAsset.id }
-            if let type {
-                t.type = type
-                let rule = KindRule.of(type)
-                if rule.price == .none { t.priceValue = nil }
-                if !rule.takesTotal { t.totalValue = nil }
-                if rule.fee == .none { t.feeValue = nil } else if t.feeValue == nil { t.feeValue = .zero }
-                if !rule.hasCurrency { t.currency = nil } else if t.currency == nil { t.currency = book.portfolio(named: t.portfolio)?.baseCurrency ?? "USD" }
-            }
-            if let amount { t.amountValue = amount }
-            if let price { t.priceValue = price; t.totalValue = nil }
-            if let total { t.totalValue = total }
-            if let fee {
-                if t.rule.fee == .none { throw UsageError.conflict("a \(t.type.rawValue) has no fee") }
-                t.feeValue = fee
-            }
-            // The money's currency and its rate to the base, by the rules 'add' applies (a registered asset's own currency;
-            // a rate only away from the base, the table's when none is given).
-            if linked && t.type == .transferIn && t.priceValue == nil && (currency != nil || fxRate != nil) {
-                // A move's receiving leg carries the basis that left, in no currency of its own: only the rate
-                // between the two bases (units of this portfolio's base per unit of the sending one's) may change.
-                if currency != nil { throw UsageError.conflict("a move's receiving leg takes its money from the leg that sends; give --fx-rate alone") }
-                if let fxRate {
-                    guard fxRate.units > 0 else { throw PortfolioError.priceNotPositive }
-                    t.fxRateValue = fxRate
-                }
-            } else if currency != nil || fxRate != nil || ((newAsset != nil || type != nil) && t.currency != nil), t.rule.hasCurrency,
-               let portfolio = book.portfolio(named: t.portfolio) {
-                let code = try book.currency(given: currency ?? (newAsset != nil ? nil : t.currency), assetId: t.assetId, portfolio: portfolio)
-                let keep = currency == nil && fxRate == nil && code == t.currency ? t.fxRateValue : nil
-                t.currency = code
-                t.fxRateValue = try keep ?? book.fxRate(for: code, in: portfolio, on: newDate?.date ?? t.date, given: fxRate)
-            } else if currency != nil || fxRate != nil {
-                throw UsageError.conflict("a \(t.type.rawValue) has no money, so no currency or rate")
-            }
-            var changedLegs: [Transaction] = []
-            // What the legs of a link share changes on both (a move's asset and amount, a cash transfer's amount).
-            let link = legs.count == 2 ? LinkKind.of(book.transactions[legs[0]], book.transactions[legs[1]]) : nil
-            for i in legs {
-                var leg = i == index ? t : book.transactions[i]
-                if i != index, let link {
-                    if link.sameAsset == true, let newAsset { leg.assetId = newAsset.id }
-                    if link.sameAmount, let amount { leg.amountValue = amount }
-                }
-                if let newDate { leg.setDate(newDate) }
-                if let note { leg.notes = note.isEmpty ? nil : note }
-                if let value { leg.totalValue = value }
-                if let total = leg.totalValue, leg.amountValue.units > 0, total.units > 0 {
-                    leg.priceValue = try Transaction.price(ofTotal: total, amount: leg.amountValue)
-                }
-                try ValueRules.check(leg, now: now)
-                book.replace(at: i, with: leg)
-                changedLegs.append(leg)
-            }
-            return (true, changedLegs)
-        }
+        var request = EditRequest(id: id)
+        (request.assetId, request.type, request.amount, request.price, request.total) = (newAsset?.id, type, amount, price, total)
+        (request.value, request.fee, request.date, request.notes, request.currency, request.fxRate) = (value, fee, newDate, note, currency, fxRate)
+        let edited = try session.commit(.edit(request), names: context.names).first ?? []
         if context.json {
             context.printJSON(TransactionOptions.json(edited))
         } else {
-            context.out("Changed \(Human.shortID(edited[0].id)): \(TransactionOptions.describe(edited, context: context))\n")
+            guard let first = edited.first else { return .success }
+            context.out("Changed \(Human.shortID(first.id)): \(TransactionOptions.describe(edited, context: context))\n")
         }
         return .success
     }
@@ -606,21 +510,8 @@ struct DeleteCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let store = session.store
         _ = try session.loadSettings()
-        let removed: [[Transaction]] = try store.update(now: context.now, names: context.names) { book in
-            var indices: [Int] = []
-            var groups: [[Transaction]] = []
-            for text in ids {
-                let i = try book.index(matching: text, lines: { (try? store.transactionLines()) ?? [] })
-                if indices.contains(i) { continue }
-                let legs = book.legs(of: i)
-                indices += legs.filter { !indices.contains($0) }
-                groups.append(legs.map { book.transactions[$0] })
-            }
-            book.delete(at: Set(indices))
-            return (true, groups)
-        }
+        let removed = try session.commit(.delete(ids), names: context.names)
         if context.json {
             context.printJSON(.object([("deleted", .array(removed.flatMap { $0 }.map { .string($0.id.uuidString.lowercased()) }))]))
         } else {
@@ -674,18 +565,10 @@ struct MoveCommand: Command {
         let book = try session.loadSettings()
         let source = try from.map { try Context.portfolio(named: $0, in: book, option: "--from") } ?? context.portfolio(in: book)
         let target = try Context.portfolio(named: to, in: book, option: "--to")
-        if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
         let asset = try session.resolveAsset(self.asset, in: book)
         let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
-        var legs = Transaction.move(asset.id, amount: amount, from: source.name, to: target.name, date: when, notes: notes)
-        // Into a portfolio of another base, the basis that moves converts at the move date's rate.
-        if source.baseCurrency != target.baseCurrency {
-            legs[1].fxRateValue = try book.fxRate(for: source.baseCurrency, in: target, on: when.date, given: fxRate)
-        } else if fxRate != nil {
-            throw UsageError.conflict("--fx-rate is for a move between two base currencies; '\(TextEscaping.escaped(source.name))' and "
-                + "'\(TextEscaping.escaped(target.name))' are both in \(source.baseCurrency)")
-        }
-        return try TransactionOptions.write(legs, context: context)
+        return try TransactionOptions.write(.move(MoveRequest(assetId: asset.id, amount: amount, from: source.name, to: target.name,
+                                                              fxRate: fxRate, date: when, notes: notes)), context: context)
     }
 }

@@ -66,6 +66,10 @@ public enum PortfolioError: Error, Equatable, Sendable {
     case splitToNothing(held: Fixed18)
     /// A division whose divisor is zero (a bug or a corrupt history, never a rounding).
     case divisionByZero
+    /// A change a rule of its own refuses (two legs in one portfolio, a fee above the amount), in words.
+    case refused(String)
+    /// An option that does not fit the record it is given for (a fee on a kind without one): a usage error.
+    case misusedOption(String)
 }
 
 extension PortfolioError: CustomStringConvertible {
@@ -166,6 +170,7 @@ extension PortfolioError: CustomStringConvertible {
         case let .splitToNothing(held):
             return "The split's ratio would round the \(held.text) units held to zero, and their basis with them; check the ratio (NEW:OLD)"
         case .divisionByZero: return "A division by zero was asked for (the history may be corrupt; run 'bitpal check')"
+        case let .refused(message), let .misusedOption(message): return message
         }
     }
 }

@@ -692,35 +692,19 @@ public enum TransactionImport {
         var total: Fixed18?
         if let text = f.text(.total) {
             guard rule.takesTotal else { throw CommandError("\(kind) has no total (only a buy or a sell does)") }
-            let value = try ValueRules.fixed(text, field: "Total")
-            total = value
-            // As `add --total`: the price is total ÷ amount, rounded half-up to 18 decimals.
-            if price == nil, amount.units > 0, value.units > 0 { price = try Exact36(value).divided(by: amount).roundedToFixed18() }
+            total = try ValueRules.fixed(text, field: "Total")  // the price is then total ÷ amount, as `add --total` has it
         }
         var linkedId: UUID?
         if let text = f.text(.linkedId) {
             guard let u = UUIDText.parse(text.utf8) else { throw CommandError("linkedId '\(TextEscaping.shortened(text))' is not a UUID") }
             linkedId = u
         }
-        // A move's transfer-in leg carries no money of its own: its basis comes from the transfer-out leg.
-        let moneyless = type == .transferIn && linkedId != nil && price == nil
 
-        let feeGiven = try f.text(.fee).map { try ValueRules.fixed($0, field: "Fee") }
-        var fee: Fixed18?
-        switch rule.fee {
-        case .none:
-            if let feeGiven, feeGiven.units != 0 { throw CommandError("\(kind) has no fee") }
-        default:
-            fee = feeGiven ?? (moneyless ? nil : .zero)
-        }
+        let fee = try f.text(.fee).map { try ValueRules.fixed($0, field: "Fee") }
+        if rule.fee == .none, let fee, fee.units != 0 { throw CommandError("\(kind) has no fee") }
 
-        var currency: String?
         let currencyText = f.text(.currency)
-        if rule.hasCurrency {
-            if !(moneyless && currencyText == nil) {
-                currency = try book.currency(given: currencyText, assetId: assetId, portfolio: portfolio)
-            }
-        } else if let currencyText, CurrencyCode.parse(currencyText)?.code != portfolio.baseCurrency {
+        if !rule.hasCurrency, let currencyText, CurrencyCode.parse(currencyText)?.code != portfolio.baseCurrency {
             // Many files fill every row's currency: the portfolio's own base says nothing and is let be.
             throw CommandError("\(kind) has no money, so no currency (currency '\(TextEscaping.shortened(currencyText))')")
         }
@@ -733,7 +717,6 @@ public enum TransactionImport {
             throw CommandError("Date '\(TextEscaping.shortened(dateText))' depends on the day of the import: write the day itself (YYYY-MM-DD)")
         }
         let when = try input.record(in: timeZone, now: Date(), field: "Date", text: dateText)
-        let date = when.date
         var id = UUIDText.random()
         if let idText = f.text(.id) {
             guard let parsed = UUIDText.parse(idText.utf8) else {
@@ -741,18 +724,11 @@ public enum TransactionImport {
             }
             id = parsed
         }
-        let notes = f[.notes].flatMap { $0.isEmpty ? nil : $0 }
         // Money in another currency than the base takes the rate of its date: the file's, else the table's.
-        let rateGiven = try f.text(.fxRate).map { try ValueRules.fixed($0, field: "fxRate") }
-        let fxRate: Fixed18?
-        if let currency {
-            fxRate = try book.fxRate(for: currency, in: portfolio, on: date, given: rateGiven)
-        } else {
-            fxRate = rateGiven  // a move's transfer-in leg into another base: the rate its basis moves at
-        }
-        return Transaction(id: id, portfolio: portfolio.name, type: type, assetId: assetId, amount: amount, negative: negative,
-                           price: price, total: total, fee: fee, currency: currency, fxRate: fxRate, date: date, day: when.day,
-                           notes: notes, linkedId: linkedId)
+        return try book.transaction(RecordRequest(
+            id: id, portfolio: portfolio.name, type: type, assetId: assetId, amount: amount, negative: negative, price: price,
+            total: total, fee: fee, currency: rule.hasCurrency ? currencyText : nil, fxRate: try f.text(.fxRate).map { try ValueRules.fixed($0, field: "fxRate") },
+            date: when, notes: f[.notes].flatMap { $0.isEmpty ? nil : $0 }, linkedId: linkedId))
     }
 }
 

@@ -184,11 +184,12 @@ extension Book {
         }
         var legs: [Transaction] = []
         if plan.from == .outside && portfolio.trackCash {
-            legs.append(Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: plan.amount, price: nil, fee: nil,
-                                    currency: currency, fxRate: rate, date: date, day: when.day, notes: plan.transactionNote))
+            legs.append(try transaction(RecordRequest(portfolio: portfolio.name, type: .deposit, amount: plan.amount, currency: currency,
+                                                      fxRate: rate, date: when, notes: plan.transactionNote)))
         }
-        legs.append(Transaction(portfolio: portfolio.name, type: .buy, assetId: plan.assetId, amount: units, price: price, total: plan.total,
-                                fee: plan.fee, currency: currency, fxRate: rate, date: date, day: when.day, notes: plan.transactionNote))
+        legs.append(try transaction(RecordRequest(portfolio: portfolio.name, type: .buy, assetId: plan.assetId, amount: units, price: price,
+                                                  total: plan.total, fee: plan.fee, currency: currency, fxRate: rate, date: when,
+                                                  notes: plan.transactionNote)))
         for t in legs { try ValueRules.check(t, now: now) }
         return legs
     }

@@ -159,6 +159,18 @@ public final class Session {
         return book
     }
 
+    /// Makes `change` to the book through the store (which checks the whole history under its lock):
+    /// the records added, changed or removed, grouped by link. Rates come from the book's table and
+    /// the price cache, as every report finds them.
+    public func commit(_ change: TransactionChange, names: MessageNames) throws -> [[Transaction]] {
+        let store = self.store
+        let rates = cachedRates
+        return try store.update(now: now, names: names) { book in
+            book.moreRates = rates
+            return (true, try book.apply(change, now: now, lines: { (try? store.transactionLines()) ?? [] }))
+        }
+    }
+
     /// Keeps the registered assets and the portfolio count for naming things.
     public func remember(_ book: Book) {
         registeredAssets = Dictionary(book.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
