@@ -392,8 +392,51 @@ public struct Ledger: Sendable {
         return order.map { transactions[$0] }
     }
 
+    /// What one record's steps change, held apart until every step has passed and `apply` commits it.
+    struct Pending {
+        /// The position, taken out of the list while it changes (see `apply`).
+        var p: Position
+        /// Its portfolio's sums.
+        var t: LedgerTotals
+        /// A cash step comes first (`KindRule.steps`); the overdraw it finds is thrown before any lot
+        /// changes, yet after the checks of the later steps, whose errors come first as they always have.
+        var overdraw: PortfolioError?
+        /// A lot changed: a failure from here on leaves the ledger `damaged`.
+        var changedInPlace = false
+        var event: IncomeEvent?
+        /// The lots a move's transfer-out sends.
+        var sent: [Lot]?
+        /// A move's transfer-in took the lots waiting for it.
+        var received = false
+        /// The cycle closes.
+        var closes = false
+        /// The tracked cash balance the record changes: its new value, where it is in `cashList`
+        /// (`nil`: a new one), its currency and the change.
+        var cashAfter: (balance: Exact36, slot: Int?, currency: String, change: Exact36)?
+        var cashCost = Exact36.zero
+        var made: [Lot] = []
+        var gone: [Disposal] = []
+        /// Disposals keep their parts (`keepingDisposals`, or the record explained).
+        let keepingParts: Bool
+        let explaining: Bool
+
+        /// Throws the overdraw a cash step found, before the first lot changes.
+        mutating func changing() throws(PortfolioError) {
+            if let overdraw { throw overdraw }
+            changedInPlace = true
+        }
+    }
+
+    /// Money of `tx`'s currency in its portfolio's base, at the rate stored with it.
+    @inline(__always)
+    static func base(_ money: Exact36, of tx: Transaction) throws(PortfolioError) -> Exact36 {
+        guard let rate = tx.fxRateValue else { return money }
+        return try money.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
+    }
+
     /// Applies one transaction by the steps of its kind (`KindRule`): the one place where a
-    /// transaction changes quantity, basis, realized P&L and income.
+    /// transaction changes quantity, basis, realized P&L and income. Each step is a function of its
+    /// own (`acquire`, `dispose`, `receiveIncome`, `moveCash`, `payExpense`, `scale`) over `Pending`.
     ///
     /// All or nothing: a transaction that cannot apply leaves the ledger as it was, so a
     /// forgiving replay can leave it out and go on.
@@ -409,212 +452,215 @@ public struct Ledger: Sendable {
         } else {
             p = Position(key: key, method: method(of: tx.portfolio))
         }
-        var changedInPlace = false
-        /// A cash step comes first (`KindRule.steps`); the overdraw it finds is thrown before any lot
-        /// changes, yet after the checks of the later steps, whose errors come first as they always have.
-        // (Written out at each change rather than in a local function: one that captured these
-        // variables would put them, and the position, in heap boxes on every record.)
-        var overdraw: PortfolioError?
         let totalsSlot = portfolioTotals.firstIndex { $0.portfolio == tx.portfolio }
-        var t = totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals()
-        var event: IncomeEvent?
-        var sent: [Lot]?
-        var received = false
-        var closes = false
-        /// The tracked cash balance the transaction changes: its new value, where it is in `cashList`
-        /// (`nil`: a new one), its currency and the change.
-        var cashAfter: (balance: Exact36, slot: Int?, currency: String, change: Exact36)?
-        var cashCost = Exact36.zero
-        let fee = tx.feeValue ?? .zero
         let rule = KindRule.of(tx.type)
         let explaining = options.explaining == tx.id
-        let keepingParts = options.keepingDisposals || explaining
-        var made: [Lot] = []
-        var gone: [Disposal] = []
         let lotsBefore = explaining ? p.lots.open : []
-        /// Money of the transaction's currency in the portfolio's base, at the rate stored with it.
-        func base(_ money: Exact36) throws(PortfolioError) -> Exact36 {
-            guard let rate = tx.fxRateValue else { return money }
-            return try money.multiplied(by: rate, dividedBy: Fixed18(units: Fixed18.scale))
-        }
+        var s = Pending(p: p, t: totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals(),
+                        keepingParts: options.keepingDisposals || explaining, explaining: explaining)
         do throws(PortfolioError) {
-        for step in rule.steps(negative: tx.negative) {
-            switch step {
-            case let .acquire(cost):
-                if !p.isOpen {
-                    p = Position(key: key, method: p.lots.method)
-                    p.openedDate = tx.date
-                }
-                let basis: Exact36
-                if cost == .grossPlusFee, tx.type == .transferIn, tx.priceValue == nil {
-                    // A move's receiving leg: the very lots its transfer-out took, converted into this
-                    // portfolio's base at the move's rate, any fee of its own shared by quantity.
-                    guard let link = tx.linkedId, let lots = moving[link] else { throw .unlinkedTransferIn(id: tx.id) }
-                    let arriving = try Ledger.arriving(lots, fee: try base(Exact36(fee)), convert: base, at: tx, order: applied)
-                    var sum = Exact36.zero
-                    for lot in arriving {
-                        if let overdraw { throw overdraw }
-                        changedInPlace = true
-                        try p.lots.receive(lot)
-                        sum = try sum + lot.basis
-                    }
-                    basis = sum
-                    made = arriving
-                    received = true
-                } else {
-                    switch cost {
-                    case .grossPlusFee: basis = try base(tx.gross + Exact36(fee))
-                    case .gross: basis = try base(tx.gross)
-                    case .zero: basis = .zero
-                    }
-                    if let overdraw { throw overdraw }
-                    changedInPlace = true
-                    try p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date, source: tx.id, order: applied)
-                    if explaining { made = [Lot(quantity: tx.amountValue, basis: basis, acquired: tx.date, source: tx.id, order: applied)] }
-                }
-                if tx.type == .transferIn { t.netDeposits = try t.netDeposits + basis }
-                p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.adding(tx.amountValue) }
-                p.cycleAcquisitionCost = p.cycleAcquisitionCost.flatMap { try? $0 + basis }
-            case let .dispose(mode):
-                let feeUnits = mode == .transfer ? fee : .zero
-                let needed = try tx.amountValue.adding(feeUnits)
-                guard needed <= p.lots.quantity else {
-                    throw .insufficientQuantity(Shortfall(
-                        type: tx.type, portfolio: tx.portfolio, assetId: tx.assetId, held: p.quantity, requested: tx.amountValue.decimal,
-                        fee: mode == .transfer && fee.units > 0 ? fee.decimal : nil, date: tx.date, id: tx.id, linked: tx.linkedId != nil))
-                }
-                let pool = keepingParts && p.lots.method == .average ? p.lots.open.first : nil
-                let moves = mode == .transfer && tx.linkedId != nil
-                if let overdraw { throw overdraw }
-                changedInPlace = true
-                let (basis, parts) = try p.lots.dispose(quantity: tx.amountValue, keepingParts: keepingParts || moves)
-                switch mode {
-                case .sale, .spend:
-                    let gross = try base(tx.gross)
-                    let proceeds = try base(tx.gross - Exact36(fee))
-                    let gain = try proceeds - basis
-                    // What was spent leaves the portfolio at its value: as money taken out, not as a loss.
-                    if mode == .spend { t.netDeposits = try t.netDeposits - proceeds }
-                    p.cycleSold = p.cycleSold.flatMap { try? $0.adding(tx.amountValue) }
-                    p.cycleSoldGross = p.cycleSoldGross.flatMap { try? $0 + gross }
-                    p.cycleRealized = try p.cycleRealized + gain
-                    p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
-                    t.realized = try t.realized + gain
-                    t.realizedBasis = try t.realizedBasis + basis
-                    if keepingParts {
-                        gone.append(Ledger.disposal(tx, method: p.lots.method, tx.amountValue, proceeds: proceeds, fee: try base(Exact36(fee)), basis: basis, gain: gain,
-                                             realizes: true, networkFee: false, pool: pool, parts: parts))
-                    }
-                case .transfer:
-                    if keepingParts {
-                        gone.append(Ledger.disposal(tx, method: p.lots.method, tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: .zero, realizes: false,
-                                             networkFee: false, pool: pool, parts: parts))
-                    }
-                    if feeUnits.units > 0 {
-                        let feePool = keepingParts && p.lots.method == .average ? p.lots.open.first : nil
-                        let (lost, feeParts) = try p.lots.dispose(quantity: feeUnits, keepingParts: keepingParts)
-                        p.cycleRealized = try p.cycleRealized - lost
-                        p.cycleRealizedBasis = try p.cycleRealizedBasis + lost
-                        t.realized = try t.realized - lost
-                        t.realizedBasis = try t.realizedBasis + lost
-                        if keepingParts {
-                            gone.append(Ledger.disposal(tx, method: p.lots.method, feeUnits, proceeds: .zero, fee: .zero, basis: lost, gain: try Exact36.zero - lost,
-                                                 realizes: true, networkFee: true, pool: feePool, parts: feeParts))
-                        }
-                    }
-                    if moves { sent = parts }
-                    t.netDeposits = try t.netDeposits - basis
-                case .loss:
-                    p.cycleRealized = try p.cycleRealized - basis
-                    p.cycleRealizedBasis = try p.cycleRealizedBasis + basis
-                    t.realized = try t.realized - basis
-                    t.realizedBasis = try t.realizedBasis + basis
-                    if keepingParts {
-                        gone.append(Ledger.disposal(tx, method: p.lots.method, tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: try Exact36.zero - basis,
-                                             realizes: true, networkFee: false, pool: pool, parts: parts))
-                    }
-                }
-                p.lastDisposalDate = tx.date
-                closes = !p.isOpen
-            case let .income(measure):
-                let gross = try base(measure == .value ? tx.gross : Exact36(tx.amountValue))
-                let tax = try base(measure == .netOfTax ? Exact36(fee) : .zero)
-                let net = try base((measure == .value ? tx.gross : Exact36(tx.amountValue)) - (measure == .netOfTax ? Exact36(fee) : .zero))
-                t.income = try t.income + net
-                t.taxWithheld = try t.taxWithheld + tax
-                event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
-                                    date: tx.date, day: tx.day, gross: gross, taxWithheld: tax, net: net)
-            case .cash:
-                guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { break }
-                // A swap's leg moves no cash but its fee: without one, there is no cash movement at all.
-                if flow == .spendFee && fee.units == 0 { break }
-                // A leg of a cash exchange: never money put in or taken out; the cash received costs what left.
-                let exchangeCost = tx.linkedId.flatMap { exchangeCosts[$0] }
-                let change: Exact36
-                switch flow {
-                case .spendGrossPlusFee: change = try Exact36.zero - tx.gross - Exact36(fee)
-                case .receiveGrossMinusFee: change = try tx.gross - Exact36(fee)
-                case .receiveNetOfTax: change = try Exact36(tx.amountValue) - Exact36(fee)
-                case .deposit: change = Exact36(tx.amountValue)
-                case .withdrawal: change = try Exact36.zero - Exact36(tx.amountValue)
-                case .spendFee: change = try Exact36.zero - Exact36(fee)
-                case .spendAmount: change = try Exact36.zero - Exact36(tx.amountValue)
-                }
-                // Cash stays in its currency; what was put in counts at its own date's rate.
-                if (flow == .deposit || flow == .withdrawal) && exchangeCost == nil { t.netDeposits = try t.netDeposits + base(change) }
-                let currency = tx.currency ?? ""
-                let cashSlot = cashList.firstIndex { $0.key.portfolio == tx.portfolio && $0.key.currency == currency }
-                let before = cashSlot.map { cashList[$0].balance } ?? .zero
-                let after = try before + change
-                if after < .zero {
-                    overdraw = .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
-                                                               id: tx.id, needed: try Exact36.zero - change, available: before))
-                }
-                if let exchangeCost, flow == .deposit { cashCost = exchangeCost } else { cashCost = try base(change) }
-                cashAfter = (after, cashSlot, currency, change)
-            case .expense:
-                // Money paid as a cost: a realized loss, in the base at the record's rate (its cash step paid it).
-                t.realized = try t.realized - base(Exact36(tx.amountValue))
-            case .scale:
-                let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
-                if p.isOpen {
-                    if let overdraw { throw overdraw }
-                    // Units held must stay units held: a ratio that rounds them to nothing would lose their basis.
-                    if try p.lots.quantity.scaled(by: tx.amountValue, over: divisor).units == 0 {
-                        throw PortfolioError.splitToNothing(held: p.lots.quantity)
-                    }
-                    changedInPlace = true
-                    try p.lots.scale(by: tx.amountValue, over: divisor)
-                    p.cycleAcquired = p.cycleAcquired.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
-                    p.cycleSold = p.cycleSold.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
+            for step in rule.steps(negative: tx.negative) {
+                switch step {
+                case let .acquire(cost): try acquire(tx, cost: cost, &s)
+                case let .dispose(mode): try dispose(tx, mode: mode, &s)
+                case let .income(measure): try receiveIncome(tx, measure: measure, &s)
+                case .cash: try moveCash(tx, rule: rule, &s)
+                case .expense: s.t.realized = try s.t.realized - Ledger.base(Exact36(tx.amountValue), of: tx)
+                case .scale: try scale(tx, &s)
                 }
             }
-        }
-        if let overdraw { throw overdraw }
+            if let overdraw = s.overdraw { throw overdraw }
         } catch {
             // Only an amount too large to compute exactly fails once a lot has changed; the books of
             // this position are then no longer those before the record (`damaged`).
-            if let slot { swap(&p, &positionList[slot]) }
-            if changedInPlace { damaged = true }
+            if let slot { swap(&s.p, &positionList[slot]) }
+            if s.changedInPlace { damaged = true }
             throw error
         }
-        // Everything computed: commit.
+        commit(tx, s, slot: slot, totalsSlot: totalsSlot, rule: rule, lotsBefore: lotsBefore)
+    }
+
+    /// The `acquire` step: units in at a basis (a move's transfer-in: the very lots its transfer-out sent).
+    private mutating func acquire(_ tx: Transaction, cost: KindRule.Cost, _ s: inout Pending) throws(PortfolioError) {
+        let fee = tx.feeValue ?? .zero
+        if !s.p.isOpen {
+            s.p = Position(key: s.p.key, method: s.p.lots.method)
+            s.p.openedDate = tx.date
+        }
+        let basis: Exact36
+        if cost == .grossPlusFee, tx.type == .transferIn, tx.priceValue == nil {
+            // A move's receiving leg: the very lots its transfer-out took, converted into this
+            // portfolio's base at the move's rate, any fee of its own shared by quantity.
+            guard let link = tx.linkedId, let lots = moving[link] else { throw .unlinkedTransferIn(id: tx.id) }
+            let arriving = try Ledger.arriving(lots, fee: try Ledger.base(Exact36(fee), of: tx), convert: { m throws(PortfolioError) in try Ledger.base(m, of: tx) },
+                                               at: tx, order: applied)
+            var sum = Exact36.zero
+            for lot in arriving {
+                try s.changing()
+                try s.p.lots.receive(lot)
+                sum = try sum + lot.basis
+            }
+            basis = sum
+            s.made = arriving
+            s.received = true
+        } else {
+            switch cost {
+            case .grossPlusFee: basis = try Ledger.base(tx.gross + Exact36(fee), of: tx)
+            case .gross: basis = try Ledger.base(tx.gross, of: tx)
+            case .zero: basis = .zero
+            }
+            try s.changing()
+            try s.p.lots.acquire(quantity: tx.amountValue, cost: basis, date: tx.date, source: tx.id, order: applied)
+            if s.explaining { s.made = [Lot(quantity: tx.amountValue, basis: basis, acquired: tx.date, source: tx.id, order: applied)] }
+        }
+        if tx.type == .transferIn { s.t.netDeposits = try s.t.netDeposits + basis }
+        s.p.cycleAcquired = s.p.cycleAcquired.flatMap { try? $0.adding(tx.amountValue) }
+        s.p.cycleAcquisitionCost = s.p.cycleAcquisitionCost.flatMap { try? $0 + basis }
+    }
+
+    /// The `dispose` step: units out of the lots, what they realize by the mode (a sale, a transfer, a loss).
+    private mutating func dispose(_ tx: Transaction, mode: KindRule.Disposal, _ s: inout Pending) throws(PortfolioError) {
+        let fee = tx.feeValue ?? .zero
+        let feeUnits = mode == .transfer ? fee : .zero
+        let needed = try tx.amountValue.adding(feeUnits)
+        guard needed <= s.p.lots.quantity else {
+            throw .insufficientQuantity(Shortfall(
+                type: tx.type, portfolio: tx.portfolio, assetId: tx.assetId, held: s.p.quantity, requested: tx.amountValue.decimal,
+                fee: mode == .transfer && fee.units > 0 ? fee.decimal : nil, date: tx.date, id: tx.id, linked: tx.linkedId != nil))
+        }
+        let keepingParts = s.keepingParts
+        let pool = keepingParts && s.p.lots.method == .average ? s.p.lots.open.first : nil
+        let moves = mode == .transfer && tx.linkedId != nil
+        try s.changing()
+        let (basis, parts) = try s.p.lots.dispose(quantity: tx.amountValue, keepingParts: keepingParts || moves)
+        /// What `realized` loses or gains, with the basis it realizes.
+        func realize(_ gain: Exact36, basis: Exact36, _ s: inout Pending) throws(PortfolioError) {
+            s.p.cycleRealized = try s.p.cycleRealized + gain
+            s.p.cycleRealizedBasis = try s.p.cycleRealizedBasis + basis
+            s.t.realized = try s.t.realized + gain
+            s.t.realizedBasis = try s.t.realizedBasis + basis
+        }
+        switch mode {
+        case .sale, .spend:
+            let gross = try Ledger.base(tx.gross, of: tx)
+            let proceeds = try Ledger.base(tx.gross - Exact36(fee), of: tx)
+            let gain = try proceeds - basis
+            // What was spent leaves the portfolio at its value: as money taken out, not as a loss.
+            if mode == .spend { s.t.netDeposits = try s.t.netDeposits - proceeds }
+            s.p.cycleSold = s.p.cycleSold.flatMap { try? $0.adding(tx.amountValue) }
+            s.p.cycleSoldGross = s.p.cycleSoldGross.flatMap { try? $0 + gross }
+            try realize(gain, basis: basis, &s)
+            if keepingParts {
+                s.gone.append(Ledger.disposal(tx, method: s.p.lots.method, tx.amountValue, proceeds: proceeds, fee: try Ledger.base(Exact36(fee), of: tx),
+                                              basis: basis, gain: gain, realizes: true, networkFee: false, pool: pool, parts: parts))
+            }
+        case .transfer:
+            if keepingParts {
+                s.gone.append(Ledger.disposal(tx, method: s.p.lots.method, tx.amountValue, proceeds: .zero, fee: .zero, basis: basis, gain: .zero,
+                                              realizes: false, networkFee: false, pool: pool, parts: parts))
+            }
+            if feeUnits.units > 0 {
+                let feePool = keepingParts && s.p.lots.method == .average ? s.p.lots.open.first : nil
+                let (lost, feeParts) = try s.p.lots.dispose(quantity: feeUnits, keepingParts: keepingParts)
+                try realize(try Exact36.zero - lost, basis: lost, &s)
+                if keepingParts {
+                    s.gone.append(Ledger.disposal(tx, method: s.p.lots.method, feeUnits, proceeds: .zero, fee: .zero, basis: lost,
+                                                  gain: try Exact36.zero - lost, realizes: true, networkFee: true, pool: feePool, parts: feeParts))
+                }
+            }
+            if moves { s.sent = parts }
+            s.t.netDeposits = try s.t.netDeposits - basis
+        case .loss:
+            try realize(try Exact36.zero - basis, basis: basis, &s)
+            if keepingParts {
+                s.gone.append(Ledger.disposal(tx, method: s.p.lots.method, tx.amountValue, proceeds: .zero, fee: .zero, basis: basis,
+                                              gain: try Exact36.zero - basis, realizes: true, networkFee: false, pool: pool, parts: parts))
+            }
+        }
+        s.p.lastDisposalDate = tx.date
+        s.closes = !s.p.isOpen
+    }
+
+    /// The `income` step: a dividend's, interest's or reward's gross, tax and net, in the base.
+    private func receiveIncome(_ tx: Transaction, measure: KindRule.Income, _ s: inout Pending) throws(PortfolioError) {
+        let fee = tx.feeValue ?? .zero
+        let paid = measure == .value ? tx.gross : Exact36(tx.amountValue)
+        let withheld = measure == .netOfTax ? Exact36(fee) : .zero
+        let gross = try Ledger.base(paid, of: tx)
+        let tax = try Ledger.base(withheld, of: tx)
+        let net = try Ledger.base(paid - withheld, of: tx)
+        s.t.income = try s.t.income + net
+        s.t.taxWithheld = try s.t.taxWithheld + tax
+        s.event = IncomeEvent(transactionId: tx.id, portfolio: tx.portfolio, assetId: tx.assetId, type: tx.type,
+                              date: tx.date, day: tx.day, gross: gross, taxWithheld: tax, net: net)
+    }
+
+    /// The `cash` step: the tracked balance the record changes (an overdraw is noted, thrown later).
+    private func moveCash(_ tx: Transaction, rule: KindRule, _ s: inout Pending) throws(PortfolioError) {
+        let fee = tx.feeValue ?? .zero
+        guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { return }
+        // A swap's leg moves no cash but its fee: without one, there is no cash movement at all.
+        if flow == .spendFee && fee.units == 0 { return }
+        // A leg of a cash exchange: never money put in or taken out; the cash received costs what left.
+        let exchangeCost = tx.linkedId.flatMap { exchangeCosts[$0] }
+        let change: Exact36
+        switch flow {
+        case .spendGrossPlusFee: change = try Exact36.zero - tx.gross - Exact36(fee)
+        case .receiveGrossMinusFee: change = try tx.gross - Exact36(fee)
+        case .receiveNetOfTax: change = try Exact36(tx.amountValue) - Exact36(fee)
+        case .deposit: change = Exact36(tx.amountValue)
+        case .withdrawal: change = try Exact36.zero - Exact36(tx.amountValue)
+        case .spendFee: change = try Exact36.zero - Exact36(fee)
+        case .spendAmount: change = try Exact36.zero - Exact36(tx.amountValue)
+        }
+        // Cash stays in its currency; what was put in counts at its own date's rate.
+        if (flow == .deposit || flow == .withdrawal) && exchangeCost == nil { s.t.netDeposits = try s.t.netDeposits + Ledger.base(change, of: tx) }
+        let currency = tx.currency ?? ""
+        let cashSlot = cashList.firstIndex { $0.key.portfolio == tx.portfolio && $0.key.currency == currency }
+        let before = cashSlot.map { cashList[$0].balance } ?? .zero
+        let after = try before + change
+        if after < .zero {
+            s.overdraw = .insufficientCash(CashShortfall(type: tx.type, portfolio: tx.portfolio, currency: currency, date: tx.date,
+                                                         id: tx.id, needed: try Exact36.zero - change, available: before))
+        }
+        if let exchangeCost, flow == .deposit { s.cashCost = exchangeCost } else { s.cashCost = try Ledger.base(change, of: tx) }
+        s.cashAfter = (after, cashSlot, currency, change)
+    }
+
+    /// The `scale` step: a split of an open position by NEW:OLD.
+    private func scale(_ tx: Transaction, _ s: inout Pending) throws(PortfolioError) {
+        let divisor = tx.priceValue ?? Fixed18(units: Fixed18.scale)
+        guard s.p.isOpen else { return }
+        if let overdraw = s.overdraw { throw overdraw }
+        // Units held must stay units held: a ratio that rounds them to nothing would lose their basis.
+        if try s.p.lots.quantity.scaled(by: tx.amountValue, over: divisor).units == 0 {
+            throw PortfolioError.splitToNothing(held: s.p.lots.quantity)
+        }
+        try s.changing()
+        try s.p.lots.scale(by: tx.amountValue, over: divisor)
+        s.p.cycleAcquired = s.p.cycleAcquired.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
+        s.p.cycleSold = s.p.cycleSold.flatMap { try? $0.scaled(by: tx.amountValue, over: divisor) }
+    }
+
+    /// Everything computed: the record's changes go into the ledger.
+    private mutating func commit(_ tx: Transaction, _ s: consuming Pending, slot: Int?, totalsSlot: Int?, rule: KindRule, lotsBefore: [Lot]) {
         var movement: CashMovement?
         applied += 1
+        let p = s.p
         if let slot {
             positionList[slot] = p
         } else if !rule.isCashOnly(tx) {
-            positionIndex[key] = positionList.count
+            positionIndex[s.p.key] = positionList.count
             positionList.append(p)
         }
-        if let cashAfter {
+        if let cashAfter = s.cashAfter {
             if let i = cashAfter.slot {
                 cashList[i].balance = cashAfter.balance
-                cashList[i].atCost = (try? cashList[i].atCost + cashCost) ?? cashCost
+                cashList[i].atCost = (try? cashList[i].atCost + s.cashCost) ?? s.cashCost
             } else {
-                cashList.append((CashKey(portfolio: tx.portfolio, currency: cashAfter.currency), cashAfter.balance, cashCost))
+                cashList.append((CashKey(portfolio: tx.portfolio, currency: cashAfter.currency), cashAfter.balance, s.cashCost))
             }
-            if options.keepingCashMovements || explaining {
+            if options.keepingCashMovements || s.explaining {
                 let m = CashMovement(transactionId: tx.id, portfolio: tx.portfolio, type: tx.type, date: tx.date, day: tx.day,
                                      currency: cashAfter.currency, amount: cashAfter.change, balance: cashAfter.balance)
                 if options.keepingCashMovements { cashMovements.append(m) }
@@ -622,19 +668,19 @@ public struct Ledger: Sendable {
             }
         }
         if options.keepingChanges {
-            keepChange(tx, quantity: rule.isCashOnly(tx) ? .zero : p.lots.quantity, netDeposits: t.netDeposits, totalsSlot: totalsSlot,
-                       cashCurrency: cashAfter?.currency, cashBalance: cashAfter?.balance)
+            keepChange(tx, quantity: rule.isCashOnly(tx) ? .zero : p.lots.quantity, netDeposits: s.t.netDeposits, totalsSlot: totalsSlot,
+                       cashCurrency: s.cashAfter?.currency, cashBalance: s.cashAfter?.balance)
         }
-        if let totalsSlot { portfolioTotals[totalsSlot].totals = t } else { portfolioTotals.append((tx.portfolio, t)) }
-        if let event { income.append(event) }
-        if let sent, let link = tx.linkedId { moving[link] = sent }
-        if received, let link = tx.linkedId { moving[link] = nil }
-        if options.keepingDisposals { disposals.append(contentsOf: gone) }
-        if explaining {
-            explanation = Explanation(transaction: tx, method: p.lots.method, before: lotsBefore, after: p.lots.open, made: made,
-                                      disposals: gone, income: event, cash: movement)
+        if let totalsSlot { portfolioTotals[totalsSlot].totals = s.t } else { portfolioTotals.append((tx.portfolio, s.t)) }
+        if let event = s.event { income.append(event) }
+        if let sent = s.sent, let link = tx.linkedId { moving[link] = sent }
+        if s.received, let link = tx.linkedId { moving[link] = nil }
+        if options.keepingDisposals { disposals.append(contentsOf: s.gone) }
+        if s.explaining {
+            explanation = Explanation(transaction: tx, method: p.lots.method, before: lotsBefore, after: p.lots.open, made: s.made,
+                                      disposals: s.gone, income: s.event, cash: movement)
         }
-        if closes { closeCycle(of: p) }
+        if s.closes { closeCycle(of: p) }
     }
 
     /// Keeps what `tx` left (`keepingChanges`); apart from `apply`, so that the replay without it stays as it was.
