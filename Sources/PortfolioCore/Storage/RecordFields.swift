@@ -46,7 +46,7 @@ public struct RecordFields<Record: Sendable>: Sendable {
         case plain(missing: String = "")
     }
 
-    /// What messages call one record (`a saving plan`).
+    /// What messages call one record (`a saving plan`) when `.naming`.
     let what: String
     public let fields: [Field]
     /// The record the reader starts from (every optional field at its default).
