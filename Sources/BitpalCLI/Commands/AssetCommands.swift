@@ -26,13 +26,15 @@ enum AssetOptions {
         (book.transactions.reduce(0) { $0 + ($1.assetId == id ? 1 : 0) }, book.manualPrices.reduce(0) { $0 + ($1.coinId == id ? 1 : 0) })
     }
 
-    static func json(_ a: Asset, book: Book) -> [(String, JSONValue)] {
+    /// The asset's fields (`Asset.fields`) but its creation date, then where its price comes from,
+    /// whether anything uses it (it cannot be removed then) and its transactions. A coin (not
+    /// `registered`) is priced by the service and never locked.
+    static func json(_ a: Asset, book: Book, registered: Bool = true) -> [(String, JSONValue)] {
         let used = usage(of: a.id, in: book)
-        return [
-            ("id", .string(a.id)), ("name", .string(a.name)), ("type", .string(a.type.rawValue)), ("currency", .string(a.currency)),
-            ("market", .optional(a.market)), ("notes", .optional(a.notes)), ("source", .string("manual")),
-            ("locked", .bool(used.transactions + used.prices > 0)), ("transactionCount", .number(String(used.transactions))),
-        ]
+        return Asset.fields.pairs(a, leaving: ["createdDate"], adding: [
+            ("source", .string(registered ? "manual" : "coingecko")), ("locked", .bool(registered && used.transactions + used.prices > 0)),
+            ("transactionCount", .number(String(used.transactions))),
+        ])
     }
 }
 
@@ -155,11 +157,9 @@ struct AssetShowCommand: Command {
         let quote = session.priceBook(book).latest(label.id)
         let registered = book.asset(id: label.id)
         if context.json {
-            var fields: [(String, JSONValue)] = registered.map { AssetOptions.json($0, book: book) } ?? [
-                ("id", .string(label.id)), ("name", .string(label.name)), ("type", .string("crypto")), ("currency", .string("USD")),
-                ("market", .null), ("notes", .null), ("source", .string("coingecko")), ("locked", .bool(false)),
-                ("transactionCount", .number(String(AssetOptions.usage(of: label.id, in: book).transactions))),
-            ]
+            // A coin shows as a crypto asset in USD.
+            let asset = registered ?? Asset(id: label.id, name: label.name, type: .crypto, createdDate: ISODate.epoch2024)
+            var fields = AssetOptions.json(asset, book: book, registered: registered != nil)
             fields.append(("positions", .array(positions.map { p in
                 .object([("portfolio", .string(p.key.portfolio)), ("quantity", .string(DecimalFormatting.exact(p.quantity))),
                          ("totalCost", ReportJSON.money(p.costBasis))])

@@ -177,12 +177,13 @@ struct WatchListCommand: Command {
         case .change: rows.sort(by: ordered(by: { $0.quote?.change24h }))
         }
         if context.json {
+            // The entry's fields (`WatchEntry.fields`), the coin and its price after its id.
             context.printJSON(.array(rows.map { r in
-                .object([
-                    ("coinId", .string(r.coin.id)), ("symbol", .string(r.coin.symbol.lowercased())), ("name", .string(r.coin.name)),
+                .object(WatchEntry.fields.pairs(r.entry, adding: [
+                    ("symbol", .string(r.coin.symbol.lowercased())), ("name", .string(r.coin.name)),
                     ("currentPrice", ReportJSON.price(r.quote?.price)), ("priceChange24h", ReportJSON.percent(r.quote?.change24h)),
-                    ("priceUpdatedAt", ReportJSON.date(r.quote?.time)), ("dateAdded", .string(ISODate.format(r.entry.dateAdded))),
-                ])
+                    ("priceUpdatedAt", ReportJSON.date(r.quote?.time)),
+                ], after: "coinId"))
             }))
             return .success
         }

@@ -8,10 +8,7 @@ enum FXOptions {
         return code
     }
 
-    static func json(_ r: FXRate) -> JSONValue {
-        .object([("from", .string(r.from)), ("to", .string(r.to)), ("rate", .string(r.rate.text)),
-                 ("date", .string(ISODate.format(r.date))), ("source", .string(r.source.rawValue))])
-    }
+    static func json(_ r: FXRate) -> JSONValue { FXRate.fields.object(r) }
 
     static func render(_ rates: [FXRate], context: Context) {
         var table = Table([("FROM", .left), ("TO", .left), ("RATE", .right), ("DATE (\(Human.zoneLabel(context.timeZone)))", .left),

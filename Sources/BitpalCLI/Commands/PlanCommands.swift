@@ -37,17 +37,15 @@ enum PlanText {
         return PlanProgress(plan: plan, currentValue: summary.money(summary.totalValue), today: context.now, timeZone: context.timeZone)
     }
 
+    /// The plan's fields (`InvestmentPlan.fields`), its dates as days in `zone`, then where it stands.
     static func json(_ p: InvestmentPlan, _ g: PlanProgress, zone: TimeZone) -> JSONValue {
         func money(_ d: Decimal?) -> JSONValue { .optional(d.map(DecimalFormatting.money)) }
-        return .object([
-            ("name", .string(p.name)), ("portfolio", .optional(p.portfolio)), ("target", .string(p.target.text)),
-            ("byDate", .string(Human.day(p.byDate, in: zone))), ("monthly", .optional(p.monthly?.text)),
-            ("expectedReturn", .string(p.expectedReturn.text)), ("startDate", .string(Human.day(p.startDate, in: zone))),
-            ("risk", .string(p.risk.rawValue)), ("status", .string(p.status.rawValue)), ("notes", .optional(p.notes)),
+        let days: [String: JSONValue] = ["byDate": .string(Human.day(p.byDate, in: zone)), "startDate": .string(Human.day(p.startDate, in: zone))]
+        return .object(InvestmentPlan.fields.pairs(p, replacing: days, adding: [
             ("currentValue", ReportJSON.money(g.currentValue)), ("progressPercentage", ReportJSON.percent(g.progressPercentage)),
             ("daysRemaining", .number(String(g.daysRemaining))), ("monthsRemaining", .number(String(g.monthsRemaining))),
             ("projectedTotal", money(g.projectedTotal)), ("onTrack", .bool(g.onTrack)), ("requiredMonthly", money(g.requiredMonthly)),
-        ])
+        ]))
     }
 
     static func index(of name: String, in book: Book) throws -> Int {

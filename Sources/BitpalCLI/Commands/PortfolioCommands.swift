@@ -9,14 +9,14 @@ enum PortfolioOptions {
         return text
     }
 
+    /// The portfolio's fields (`Portfolio.fields`, every one) but its creation date and targets
+    /// (`target show` prints those), then whether it is the default, its transactions and its value.
     static func json(_ p: Portfolio, book: Book, value: Exact36?) -> JSONValue {
-        .object([
-            ("name", .string(p.name)), ("baseCurrency", .string(p.baseCurrency)), ("description", .optional(p.description)),
-            ("active", .bool(p.active)), ("trackCash", .bool(p.trackCash)), ("costBasisMethod", .string(p.costBasisMethod.rawValue)),
+        .object(Portfolio.fields.pairs(p, leaving: ["createdDate", "targets"], adding: [
             ("default", .bool(p.name == book.defaultPortfolio)),
             ("transactionCount", .number(String(lineCount(book, portfolio: p.name)))),
             ("totalValue", ReportJSON.money(value)),
-        ])
+        ]))
     }
 
     /// The transactions of `portfolio` as `list` shows them: the two legs of a swap or a cash exchange

@@ -5,9 +5,12 @@ import PortfolioCore
 enum TargetText {
     static func percent(_ p: Fixed18) -> String { p.text }
 
+    /// The targets' fields (`Targets.fields`) with the weights as a list, `targets`: `[{"class", "target"}]`;
+    /// both `null` when there are none.
     static func json(_ t: Targets?) -> JSONValue {
-        .object([("by", .optional(t?.by.rawValue)),
-                 ("targets", t.map { .array($0.weights.map { w in .object([("class", .string(w.target)), ("target", .string(w.percent.text))]) }) } ?? .null)])
+        guard let t else { return .object([("by", .null), ("targets", .null)]) }
+        let weights = t.weights.map { w in JSONValue.object([("class", .string(w.target)), ("target", .string(w.percent.text))]) }
+        return .object(Targets.fields.pairs(t, leaving: ["weights"], adding: [("targets", .array(weights))]))
     }
 }
 

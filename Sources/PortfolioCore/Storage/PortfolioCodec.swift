@@ -8,8 +8,8 @@ import Foundation
 /// then every top-level key a newer bitpal wrote, kept unchanged. One record per line, so a
 /// change is a one-line diff. Every decimal is a JSON **string** holding its exact digits, and
 /// every date is ISO 8601 UTC. Transaction records follow `TransactionField` (null keys left
-/// out). Version 1 files (`coinId`, `pricePerCoin`, one portfolio, USD) are read as they are.
-/// The reader and writer are hand-written, one pass over the bytes.
+/// out); every other record follows its table (`Portfolio.fields`, `Asset.fields`…, see `RecordFields`).
+/// Version 1 files (`coinId`, `pricePerCoin`, one portfolio, USD) are read as they are. One pass over the bytes.
 public enum PortfolioCodec {
     public static let formatName = "bitpal-portfolio"
 
@@ -46,130 +46,22 @@ public enum PortfolioCodec {
         w.key("format"); w.string(formatName)
         w.key("version"); w.number(String(Book.formatVersion))
         w.key("defaultPortfolio"); w.string(p.defaultPortfolio)
-        w.key("portfolios")
-        w.beginArray()
-        for f in p.portfolios { writePortfolio(f, to: &w) }
-        w.endArray()
-        w.key("assets")
-        w.beginArray()
-        for a in p.assets { writeAsset(a, to: &w) }
-        w.endArray()
+        Portfolio.fields.write(p.portfolios, key: "portfolios", to: &w)
+        Asset.fields.write(p.assets, key: "assets", to: &w)
         // Before the transactions, so that reading the settings (to resolve a command's arguments) has them.
-        if !p.fxRates.isEmpty {
-            w.key("fxRates")
-            w.beginArray()
-            for r in p.fxRates { writeRate(r, to: &w) }
-            w.endArray()
-        }
-        if !p.plans.isEmpty {
-            w.key("plans")
-            w.beginArray()
-            for plan in p.plans { writePlan(plan, to: &w) }
-            w.endArray()
-        }
-        if !p.savingPlans.isEmpty {
-            w.key("savingPlans")
-            w.beginArray()
-            for plan in p.savingPlans { SavingPlan.fields.write(plan, to: &w) }
-            w.endArray()
-        }
-        if !p.alerts.isEmpty {
-            w.key("alerts")
-            w.beginArray()
-            for a in p.alerts { PriceAlert.fields.write(a, to: &w) }
-            w.endArray()
-        }
+        if !p.fxRates.isEmpty { FXRate.fields.write(p.fxRates, key: "fxRates", to: &w) }
+        if !p.plans.isEmpty { InvestmentPlan.fields.write(p.plans, key: "plans", to: &w) }
+        if !p.savingPlans.isEmpty { SavingPlan.fields.write(p.savingPlans, key: "savingPlans", to: &w) }
+        if !p.alerts.isEmpty { PriceAlert.fields.write(p.alerts, key: "alerts", to: &w) }
         w.key("transactions")
         w.beginArray()
-    }
-
-    static func writeRate(_ r: FXRate, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("from"); w.string(r.from)
-        w.key("to"); w.string(r.to)
-        w.key("rate"); w.fixed(r.rate)
-        w.key("date"); w.date(r.date)
-        w.key("source"); w.string(r.source.rawValue)
-        w.endObject()
-    }
-
-    static func writeWatchEntry(_ e: WatchEntry, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("coinId"); w.string(e.coinId)
-        w.key("dateAdded"); w.string(ISODate.format(e.dateAdded))
-        w.endObject()
-    }
-
-    static func readWatchEntry(_ r: inout JSONReader) throws(JSONReadError) -> WatchEntry {
-        var id: String?, added: Date?
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "coinId": id = try r.readString()
-            case "dateAdded": added = try readDate(&r)
-            default: try r.skipValue()
-            }
-        }
-        guard let id, let added else { throw r.error("a watchlist entry needs coinId and dateAdded") }
-        return WatchEntry(coinId: id, dateAdded: added)
-    }
-
-    static func writePlan(_ p: InvestmentPlan, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("name"); w.string(p.name)
-        w.key("portfolio"); w.string(p.portfolio)
-        w.key("target"); w.fixed(p.target)
-        w.key("byDate"); w.date(p.byDate)
-        w.key("monthly"); if let m = p.monthly { w.fixed(m) } else { w.null() }
-        w.key("expectedReturn"); w.fixed(p.expectedReturn)
-        w.key("startDate"); w.date(p.startDate)
-        w.key("risk"); w.string(p.risk.rawValue)
-        w.key("status"); w.string(p.status.rawValue)
-        w.key("notes"); w.string(p.notes)
-        w.endObject()
-    }
-
-    static func readPlan(_ r: inout JSONReader) throws(JSONReadError) -> InvestmentPlan {
-        var name: String?, portfolio: String?, target: Fixed18?, by: Date?, monthly: Fixed18?, ret = Fixed18.zero, start: Date?
-        var risk = InvestmentPlan.Risk.moderate, status = InvestmentPlan.Status.active, notes: String?
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "name": name = try r.readString()
-            case "portfolio": portfolio = try r.readStringOrNull()
-            case "target": target = try readFixed(&r)
-            case "byDate": by = try readDate(&r)
-            case "monthly": monthly = r.consumeNull() ? nil : try readFixed(&r)
-            case "expectedReturn": ret = try readFixed(&r)
-            case "startDate": start = try readDate(&r)
-            case "risk":
-                let text = try r.readString()
-                guard let v = InvestmentPlan.Risk(rawValue: text) else { throw r.error("unknown risk level '\(TextEscaping.escaped(text))'") }
-                risk = v
-            case "status":
-                let text = try r.readString()
-                guard let v = InvestmentPlan.Status(rawValue: text) else { throw r.error("unknown plan status '\(TextEscaping.escaped(text))'") }
-                status = v
-            case "notes": notes = try r.readStringOrNull()
-            default: try r.skipValue()
-            }
-        }
-        guard let name, let target, let by else { throw r.error("a plan needs name, target and byDate") }
-        return InvestmentPlan(name: name, portfolio: portfolio, target: target, byDate: by, monthly: monthly, expectedReturn: ret,
-                              startDate: start ?? by, risk: risk, status: status, notes: notes)
     }
 
     /// Everything after the last transaction record.
     static func writeTail(_ p: Book, to w: inout JSONWriter) {
         w.endArray()
-        w.key("watchlist")
-        w.beginArray()
-        for e in p.watchlist { writeWatchEntry(e, to: &w) }
-        w.endArray()
-        w.key("manualPrices")
-        w.beginArray()
-        for q in p.manualPrices { writeManualPrice(q, to: &w) }
-        w.endArray()
+        WatchEntry.fields.write(p.watchlist, key: "watchlist", to: &w)
+        Quote.manualPriceFields.write(p.manualPrices, key: "manualPrices", to: &w)
         for (key, json) in p.unknownKeys {
             w.key(key)
             w.rawJSON(json)
@@ -178,90 +70,20 @@ public enum PortfolioCodec {
         w.finish()
     }
 
-    public static func writePortfolio(_ f: Portfolio, to w: inout JSONWriter, inline: Bool = true) {
-        if inline { w.beginInlineObject() } else { w.beginObject() }
-        w.key("name"); w.string(f.name)
-        w.key("baseCurrency"); w.string(f.baseCurrency)
-        w.key("description"); w.string(f.description)
-        w.key("active"); w.bool(f.active)
-        w.key("createdDate"); w.date(f.createdDate)
-        // Written only when on, so a file of portfolios without cash reads the same in every build.
-        if f.trackCash { w.key("trackCash"); w.bool(true) }
-        if f.costBasisMethod != .average { w.key("costBasisMethod"); w.string(f.costBasisMethod.rawValue) }
-        if let t = f.targets {
-            w.key("targets"); w.beginInlineObject()
-            w.key("by"); w.string(t.by.rawValue)
-            w.key("weights"); w.beginInlineObject()
-            for weight in t.weights { w.key(weight.target); w.string(weight.percent.text) }
-            w.endObject()
-            w.endObject()
-        }
-        w.endObject()
-    }
+    // The tables' readers and writers under the names the export and its import (`TransactionImport`) call.
 
-    public static func writeAsset(_ a: Asset, to w: inout JSONWriter, inline: Bool = true) {
-        if inline { w.beginInlineObject() } else { w.beginObject() }
-        w.key("id"); w.string(a.id)
-        w.key("name"); w.string(a.name)
-        w.key("type"); w.string(a.type.rawValue)
-        w.key("currency"); w.string(a.currency)
-        w.key("market"); w.string(a.market)
-        w.key("notes"); w.string(a.notes)
-        w.key("createdDate"); w.date(a.createdDate)
-        w.endObject()
-    }
-
-    /// Writes one manual price on one line: `{"assetId", "price", "currency", "date"}`.
-    public static func writeManualPrice(_ q: Quote, to w: inout JSONWriter) {
-        w.beginInlineObject()
-        w.key("assetId"); w.string(q.coinId)
-        w.key("price"); w.string(DecimalFormatting.exact(q.price))
-        w.key("currency"); w.string(q.currency)
-        w.key("date"); w.string(ISODate.format(q.time))
-        w.endObject()
-    }
-
-    /// Reads one manual price object (`coinId` is version 1's name of `assetId`; currency USD when absent).
-    /// Reads one exchange rate (`fxRates`).
-    static func readRate(_ r: inout JSONReader) throws(JSONReadError) -> FXRate {
-        var from: String?, to: String?, rate: Fixed18?, date: Date?, source = FXRate.Source.manual
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "from": from = try r.readString()
-            case "to": to = try r.readString()
-            case "rate": rate = try readFixed(&r)
-            case "date": date = try readDate(&r)
-            case "source":
-                let text = try r.readString()
-                guard let s = FXRate.Source(rawValue: text) else { throw r.error("unknown rate source '\(TextEscaping.escaped(text))'") }
-                source = s
-            default: try r.skipValue()
-            }
-        }
-        guard let from, let to, let rate, let date else { throw r.error("an exchange rate needs from, to, rate and date") }
-        guard CurrencyCode.isSupported(from), CurrencyCode.isSupported(to), from != to else {
-            throw r.error("an exchange rate needs two different supported currencies (\(TextEscaping.escaped(from))→\(TextEscaping.escaped(to)))")
-        }
-        guard rate.units > 0 else { throw r.error("an exchange rate must be greater than zero") }
-        return FXRate(from: from, to: to, rate: rate, date: date, source: source)
-    }
-
-    static func readManualPrice(_ r: inout JSONReader) throws(JSONReadError) -> Quote {
-        var id: String?, price: Decimal?, date: Date?, currency = "USD"
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "assetId", "coinId": id = try r.readString()
-            case "price": price = try readFixed(&r).decimal
-            case "currency": currency = try r.readString()
-            case "date": date = try readDate(&r)
-            default: try r.skipValue()
-            }
-        }
-        guard let id, let price, let date else { throw r.error("a manual price needs assetId, price and date") }
-        return Quote(coinId: id, price: price, time: date, source: .manual, currency: currency)
-    }
+    public static func writePortfolio(_ f: Portfolio, to w: inout JSONWriter) { Portfolio.fields.write(f, to: &w) }
+    public static func writeAsset(_ a: Asset, to w: inout JSONWriter) { Asset.fields.write(a, to: &w) }
+    public static func writeManualPrice(_ q: Quote, to w: inout JSONWriter) { Quote.manualPriceFields.write(q, to: &w) }
+    static func writeRate(_ r: FXRate, to w: inout JSONWriter) { FXRate.fields.write(r, to: &w) }
+    static func writePlan(_ p: InvestmentPlan, to w: inout JSONWriter) { InvestmentPlan.fields.write(p, to: &w) }
+    static func writeWatchEntry(_ e: WatchEntry, to w: inout JSONWriter) { WatchEntry.fields.write(e, to: &w) }
+    static func readPortfolio(_ r: inout JSONReader) throws(JSONReadError) -> Portfolio { try Portfolio.fields.read(&r) }
+    static func readAsset(_ r: inout JSONReader) throws(JSONReadError) -> Asset { try Asset.fields.read(&r) }
+    static func readManualPrice(_ r: inout JSONReader) throws(JSONReadError) -> Quote { try Quote.manualPriceFields.read(&r) }
+    static func readRate(_ r: inout JSONReader) throws(JSONReadError) -> FXRate { try FXRate.fields.read(&r) }
+    static func readPlan(_ r: inout JSONReader) throws(JSONReadError) -> InvestmentPlan { try InvestmentPlan.fields.read(&r) }
+    static func readWatchEntry(_ r: inout JSONReader) throws(JSONReadError) -> WatchEntry { try WatchEntry.fields.read(&r) }
 
     /// Writes one transaction on one line, as the store keeps it: the fields of `TransactionField`
     /// in order, null ones left out.
@@ -370,9 +192,9 @@ public enum PortfolioCodec {
                     defaultPortfolio = try r.readString()
                 case "portfolios":
                     sawPortfolios = true
-                    p.portfolios += try r.readArray(readPortfolio)
+                    p.portfolios += try Portfolio.fields.readArray(&r)
                 case "assets":
-                    p.assets += try r.readArray(readAsset)
+                    p.assets += try Asset.fields.readArray(&r)
                 case "transactions":
                     p.transactions.reserveCapacity(buffer.count / 170)
                     try r.beginArray()
@@ -431,14 +253,12 @@ public enum PortfolioCodec {
                             if every > 0 && p.transactions.count % every == 0 { r.releaseConsumed(before: r.mark) }
                         }
                     }
-                case "watchlist":
-                    p.watchlist += try r.readArray(readWatchEntry)
-                case "manualPrices":
-                    p.manualPrices += try r.readArray(readManualPrice)
-                case "fxRates": p.fxRates += try r.readArray(readRate)
-                case "plans": p.plans += try r.readArray(readPlan)
-                case "savingPlans": p.savingPlans += try r.readArray { r throws(JSONReadError) in try SavingPlan.fields.read(&r) }
-                case "alerts": p.alerts += try r.readArray { r throws(JSONReadError) in try PriceAlert.fields.read(&r) }
+                case "watchlist": p.watchlist += try WatchEntry.fields.readArray(&r)
+                case "manualPrices": p.manualPrices += try Quote.manualPriceFields.readArray(&r)
+                case "fxRates": p.fxRates += try FXRate.fields.readArray(&r)
+                case "plans": p.plans += try InvestmentPlan.fields.readArray(&r)
+                case "savingPlans": p.savingPlans += try SavingPlan.fields.readArray(&r)
+                case "alerts": p.alerts += try PriceAlert.fields.readArray(&r)
                 default:
                     r.skipSpace()
                     let start = r.mark
@@ -575,84 +395,6 @@ public enum PortfolioCodec {
         }
         canonical = inOrder && d.seen & TransactionField.portfolio.bit != 0
         return t
-    }
-
-    static func readPortfolio(_ r: inout JSONReader) throws(JSONReadError) -> Portfolio {
-        var name: String?, base = "USD", description: String?, active = true, created = ISODate.epoch2024, cash = false
-        var method = CostBasisMethod.average
-        var targets: Targets?
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "name": name = try r.readString()
-            case "baseCurrency": base = try r.readString()
-            case "description": description = try r.readStringOrNull()
-            case "active": active = try r.readBool()
-            case "createdDate": created = try readDate(&r)
-            case "trackCash": cash = try r.readBool()
-            case "costBasisMethod":
-                let text = try r.readString()
-                guard let m = CostBasisMethod(name: text) else {
-                    throw r.error("unknown cost-basis method '\(TextEscaping.escaped(text))' (average, fifo, lifo or hifo)")
-                }
-                method = m
-            case "targets":
-                if r.consumeNull() { break }
-                targets = try readTargets(&r)
-            default: try r.skipValue()
-            }
-        }
-        guard let name else { throw r.error("a portfolio needs a name") }
-        var p = Portfolio(name: name, baseCurrency: base, description: description, active: active, createdDate: created, trackCash: cash,
-                          costBasisMethod: method)
-        p.targets = targets
-        return p
-    }
-
-    /// `{"by": "type" | "asset", "weights": {"stock": "60", …}}`.
-    static func readTargets(_ r: inout JSONReader) throws(JSONReadError) -> Targets {
-        var by = Targets.Basis.type
-        var weights: [Targets.Weight] = []
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "by":
-                let text = try r.readString()
-                guard let b = Targets.Basis(rawValue: text) else { throw r.error("targets are by 'type' or by 'asset', not '\(TextEscaping.escaped(text))'") }
-                by = b
-            case "weights":
-                try r.beginObject()
-                while let target = try r.nextKey() {
-                    let text = try r.readString()
-                    guard let percent = Fixed18.parse(utf8: text.utf8) else { throw r.error("the target of '\(TextEscaping.escaped(target))' is not a number: '\(TextEscaping.escaped(text))'") }
-                    weights.append(Targets.Weight(target, percent))
-                }
-            default: try r.skipValue()
-            }
-        }
-        return Targets(by: by, weights: weights)
-    }
-
-    static func readAsset(_ r: inout JSONReader) throws(JSONReadError) -> Asset {
-        var id: String?, name: String?, type: AssetType?, currency = "USD", market: String?, notes: String?, created = ISODate.epoch2024
-        try r.beginObject()
-        while let k = try r.nextKey() {
-            switch k {
-            case "id": id = try r.readString()
-            case "name": name = try r.readString()
-            case "type":
-                let text = try r.readString()
-                guard let t = AssetType(rawValue: text) else { throw r.error("unknown asset type '\(TextEscaping.escaped(text))'") }
-                type = t
-            case "currency": currency = try r.readString()
-            case "market": market = try r.readStringOrNull()
-            case "notes": notes = try r.readStringOrNull()
-            case "createdDate": created = try readDate(&r)
-            default: try r.skipValue()
-            }
-        }
-        guard let id, let name, let type else { throw r.error("an asset needs id, name and type") }
-        return Asset(id: id, name: name, type: type, currency: currency, market: market, notes: notes, createdDate: created)
     }
 
     static func readFixed(_ r: inout JSONReader) throws(JSONReadError) -> Fixed18 {
