@@ -110,4 +110,57 @@ import Testing
         fee.fee = fixed("1")
         #expect(throws: PortfolioError.misusedOption("a reward has no fee")) { try b.apply(.edit(fee), now: now) }
     }
+
+    /// The settings' rules live in `Book.apply` too: each refusal here is one a command used to make in its own closure.
+    @Test func settingsChangeByTheirRules() throws {
+        var b = book()
+        // A new portfolio with an opening deposit, in its base and labelled.
+        let opened = try b.apply(.addPortfolio(Portfolio(name: "cash", baseCurrency: "EUR", createdDate: now, trackCash: true),
+                                               openingDeposit: (fixed("100"), .day(19_800, in: .gmt))), now: now)
+        #expect(opened.portfolio?.name == "cash")
+        #expect(b.transactions.last.map { ($0.currency, $0.notes, $0.day) } ?? (nil, nil, nil) == ("EUR", "initial capital", 19_800))
+        #expect(throws: PortfolioError.portfolioExists("CASH")) { try b.apply(.addPortfolio(Portfolio(name: "CASH"), openingDeposit: nil), now: now) }
+        // Its base changes only while nothing is stored in it; cash is turned off only without cash records.
+        var edit = PortfolioEdit()
+        edit.currency = "USD"
+        #expect(throws: PortfolioError.self) { try b.apply(.editPortfolio("cash", edit), now: now) }
+        edit = PortfolioEdit()
+        edit.trackCash = false
+        #expect(throws: PortfolioError.refused("Portfolio 'cash' has cash records; delete them before turning cash off")) {
+            try b.apply(.editPortfolio("cash", edit), now: now)
+        }
+        // A rename carries its records and plans along.
+        b.savingPlans = [SavingPlan(name: "weekly", portfolio: "cash", assetId: "AAPL", amount: fixed("10"), frequency: .week, startDay: 19_800)]
+        edit = PortfolioEdit()
+        edit.name = "savings"
+        _ = try b.apply(.editPortfolio("cash", edit), now: now)
+        #expect(b.transactions.last?.portfolio == "savings" && b.savingPlans[0].portfolio == "savings")
+        // Nothing is removed while something points at it.
+        #expect(throws: PortfolioError.refused("Saving plan 'weekly' buys into 'savings'; remove it first ('bitpal saving remove')")) {
+            b.transactions.removeAll { $0.portfolio == "savings" }
+            return try b.apply(.removePortfolio("savings"), now: now)
+        }
+        #expect(throws: PortfolioError.refused("Saving plan 'weekly' buys AAPL; remove it first ('bitpal saving remove')")) {
+            try b.apply(.removeAsset("AAPL", withTransactions: true), now: now)
+        }
+        // A saving plan's fee stays below its amount; a target of cash needs a portfolio that tracks it.
+        var saving = SavingPlanEdit()
+        saving.fee = fixed("10")
+        #expect(throws: PortfolioError.refused("The fee (10) must be below the amount (10)")) { try b.apply(.editSavingPlan("WEEKLY", saving), now: now) }
+        b.portfolios.append(Portfolio(name: "plain"))
+        #expect(throws: PortfolioError.cashNotTracked("plain")) {
+            try b.apply(.setTargets(portfolio: "plain", Targets(by: .asset, weights: [Targets.Weight("cash", fixed("100"))])), now: now)
+        }
+        #expect(try b.apply(.setTargets(portfolio: "plain", nil), now: now).changed == false)
+        // A rate needs two currencies and a past date; a watch skips what is watched.
+        #expect(throws: PortfolioError.refused("An exchange rate needs two different currencies (both are EUR)")) {
+            try b.apply(.setRate(FXRate(from: "EUR", to: "EUR", rate: fixed("1"), date: now)), now: now)
+        }
+        #expect(throws: PortfolioError.futureDate) {
+            try b.apply(.setRate(FXRate(from: "EUR", to: "USD", rate: fixed("1"), date: now.addingTimeInterval(60))), now: now)
+        }
+        let watched = try b.apply(.watch(["bitcoin", "bitcoin", "ethereum"], at: now), now: now)
+        #expect(watched.added == ["bitcoin", "ethereum"] && watched.skipped == ["bitcoin"] && b.watchlist.count == 2)
+        #expect(try b.apply(.watch(["bitcoin"], at: now), now: now).changed == false)
+    }
 }

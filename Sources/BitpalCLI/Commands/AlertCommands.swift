@@ -51,17 +51,8 @@ struct AlertAddCommand: Command {
         let session = try context.session()
         let settings = try session.loadSettings()
         let label = try session.resolveAsset(asset, in: settings)
-        let alert: PriceAlert = try session.store.update(now: context.now, names: context.names) { book in
-            let currency = book.asset(id: label.id)?.currency ?? book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD"
-            // One more than the largest id in use; the smallest free one if that would overflow (a hand edit).
-            let used = Set(book.alerts.map(\.id))
-            let after = (used.max() ?? 0).addingReportingOverflow(1)
-            let id = after.overflow ? (1...).first { !used.contains($0) } ?? 1 : after.partialValue
-            let a = PriceAlert(id: id, assetId: label.id, condition: condition, threshold: threshold,
-                               currency: currency, repeats: repeats)
-            book.alerts.append(a)
-            return (true, a)
-        }
+        guard let alert = try session.commit(.addAlert(assetId: label.id, condition: condition, threshold: threshold, repeats: repeats),
+                                             names: context.names).applied.alert else { return .success }
         if context.json {
             context.printJSON(AlertText.json(alert))
         } else {
@@ -109,12 +100,7 @@ struct AlertRemoveCommand: Command {
     init(parsing a: inout ArgumentList) throws { id = try ArgumentList.positiveInt(try a.popPositional("ID"), field: "ID") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed: PriceAlert = try context.session().store.update(now: context.now, names: context.names) { book in
-            guard let i = book.alerts.firstIndex(where: { $0.id == id }) else {
-                throw CommandFailure("No alert has the id \(id); 'bitpal alert list' shows them")
-            }
-            return (true, book.alerts.remove(at: i))
-        }
+        guard let removed = try context.session().commit(.removeAlert(id), names: context.names).applied.alert else { return .success }
         if context.json {
             context.printJSON(.object([("removed", .number(String(removed.id)))]))
         } else {

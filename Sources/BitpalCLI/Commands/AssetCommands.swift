@@ -21,16 +21,11 @@ enum AssetOptions {
         return code
     }
 
-    /// How many transactions (any portfolio) and manual prices use `id`.
-    static func usage(of id: String, in book: Book) -> (transactions: Int, prices: Int) {
-        (book.transactions.reduce(0) { $0 + ($1.assetId == id ? 1 : 0) }, book.manualPrices.reduce(0) { $0 + ($1.coinId == id ? 1 : 0) })
-    }
-
     /// The asset's fields (`Asset.fields`) but its creation date, then where its price comes from,
     /// whether anything uses it (it cannot be removed then) and its transactions. A coin (not
     /// `registered`) is priced by the service and never locked.
     static func json(_ a: Asset, book: Book, registered: Bool = true) -> [(String, JSONValue)] {
-        let used = usage(of: a.id, in: book)
+        let used = book.usage(ofAsset: a.id)
         return Asset.fields.pairs(a, leaving: ["createdDate"], adding: [
             ("source", .string(registered ? "manual" : "coingecko")), ("locked", .bool(registered && used.transactions + used.prices > 0)),
             ("transactionCount", .number(String(used.transactions))),
@@ -82,11 +77,7 @@ struct AssetAddCommand: Command {
         let book = try session.loadSettings()
         let currency = try currency.map(AssetOptions.currency) ?? context.portfolio(in: book).baseCurrency
         let asset = Asset(id: code, name: name, type: type, currency: currency, market: market, notes: note, createdDate: now)
-        try session.store.update(now: now, names: context.names) { book in
-            if book.asset(id: code) != nil { throw PortfolioError.assetExists(code) }
-            book.assets.append(asset)
-            return (true, ())
-        }
+        _ = try session.commit(.addAsset(asset), names: context.names)
         session.remember(book)
         if let coin = session.catalog(includingCache: true).resolve(code.lowercased()), coin.symbol.uppercased() == code {
             context.warn("\(code) is also the symbol of \(TextEscaping.escaped(coin.name)); to mean the coin, write '\(TextEscaping.escaped(coin.id))'")
@@ -130,7 +121,7 @@ struct AssetListCommand: Command {
         var table = Table([("CODE", .left), ("NAME", .left), ("TYPE", .left), ("CURRENCY", .left), ("MARKET", .left), ("TRANSACTIONS", .right)])
         for a in assets {
             table.add([TextEscaping.escaped(a.id), TextEscaping.escaped(a.name), a.type.rawValue, a.currency,
-                       TextEscaping.escaped(a.market ?? ""), String(AssetOptions.usage(of: a.id, in: book).transactions)])
+                       TextEscaping.escaped(a.market ?? ""), String(book.usage(ofAsset: a.id).transactions)])
         }
         context.out(table.render(style: context.style))
         return .success
@@ -183,7 +174,7 @@ struct AssetShowCommand: Command {
         } else {
             rows.add(["Id", TextEscaping.escaped(label.id)])
         }
-        rows.add(["Transactions", String(AssetOptions.usage(of: label.id, in: book).transactions)])
+        rows.add(["Transactions", String(book.usage(ofAsset: label.id).transactions)])
         rows.add(["Latest price",
                   quote.map { "\(Human.price($0)) \($0.currency) (\($0.source.rawValue), \(Human.whenLabelled($0.time, in: context.timeZone)))" } ?? "—"])
         context.out(rows.render(style: context.style))
@@ -235,21 +226,10 @@ struct AssetEditCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let currency = try self.currency.map(AssetOptions.currency)
-        let (asset, book): (Asset, Book) = try context.session().store.update(now: context.now, names: context.names) { book in
-            guard let i = book.assets.firstIndex(where: { $0.id == code }) else { throw PortfolioError.assetNotFound(code) }
-            var a = book.assets[i]
-            let used = AssetOptions.usage(of: code, in: book)
-            if (type.map { $0 != a.type } ?? false) || (currency.map { $0 != a.currency } ?? false), used.transactions + used.prices > 0 {
-                throw PortfolioError.assetLocked(code)
-            }
-            if let name { a.name = name }
-            if let type { a.type = type }
-            if let currency { a.currency = currency }
-            if let market { a.market = market.isEmpty ? nil : market }
-            if let note { a.notes = note.isEmpty ? nil : note }
-            book.assets[i] = a
-            return (true, (a, book))
-        }
+        var edit = AssetEdit()
+        (edit.name, edit.type, edit.currency, edit.market, edit.notes) = (name, type, currency, market, note)
+        let (done, book) = try context.session().commit(.editAsset(code, edit), names: context.names)
+        guard let asset = done.asset else { return .success }
         if context.json {
             context.printJSON(.object(AssetOptions.json(asset, book: book)))
         } else {
@@ -279,23 +259,7 @@ struct AssetRemoveCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         _ = try session.loadSettings()
-        let removed: Int = try session.store.update(now: context.now, names: context.names) { book in
-            guard book.asset(id: code) != nil else { throw PortfolioError.assetNotFound(code) }
-            let used = AssetOptions.usage(of: code, in: book).transactions
-            if used > 0 && !withTransactions { throw PortfolioError.assetInUse(id: code, count: used) }
-            if let plan = book.savingPlans.first(where: { $0.assetId == code }) {
-                throw CommandFailure("Saving plan '\(TextEscaping.escaped(plan.name))' buys \(code); remove it first ('bitpal saving remove')")
-            }
-            if let alert = book.alerts.first(where: { $0.assetId == code }) {
-                throw CommandFailure("Alert \(alert.id) watches \(code); remove it first ('bitpal alert remove \(alert.id)')")
-            }
-            var indices = Set<Int>()
-            for i in book.transactions.indices where book.transactions[i].assetId == code { indices.formUnion(book.legs(of: i)) }
-            book.delete(at: indices)
-            book.assets.removeAll { $0.id == code }
-            book.manualPrices.removeAll { $0.coinId == code }
-            return (true, indices.count)
-        }
+        let removed = try session.commit(.removeAsset(code, withTransactions: withTransactions), names: context.names).applied.removedTransactions
         if context.json {
             context.printJSON(.object([("removed", .string(code)), ("transactionsDeleted", .number(String(removed)))]))
         } else {

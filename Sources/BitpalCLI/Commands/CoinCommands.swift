@@ -81,20 +81,9 @@ struct WatchAddCommand: Command {
         let session = try context.session()
         let resolved = try coins.map { try session.resolveCoin($0) }
         let now = context.now
-        let (added, skipped): ([Coin], [Coin]) = try session.store.update(now: now, names: context.names) { portfolio in
-            var seen = Set(portfolio.watchlist.map(\.coinId))
-            var added: [Coin] = [], skipped: [Coin] = []
-            for c in resolved {
-                if seen.contains(c.id) {
-                    if !skipped.contains(c) { skipped.append(c) }
-                    continue
-                }
-                seen.insert(c.id)
-                added.append(c)
-                portfolio.watchlist.append(WatchEntry(coinId: c.id, dateAdded: now))
-            }
-            return (!added.isEmpty, (added, skipped))
-        }
+        let done = try session.commit(.watch(resolved.map(\.id), at: now), names: context.names).applied
+        let added = done.added.compactMap { id in resolved.first { $0.id == id } }
+        let skipped = done.skipped.compactMap { id in resolved.first { $0.id == id } }
         for c in skipped { context.note("\(context.coinLabel(c.id)) is already in your watchlist") }
         if context.json {
             context.printJSON(.object([("added", .array(added.map { .string($0.id) })),
@@ -121,15 +110,7 @@ struct WatchRemoveCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let resolved = try coins.map { try session.resolveCoin($0) }
-        try session.store.update(now: context.now, names: context.names) { portfolio in
-            for c in resolved {
-                guard let i = portfolio.watchlist.firstIndex(where: { $0.coinId == c.id }) else {
-                    throw PortfolioError.notWatched(coinId: c.id)
-                }
-                portfolio.watchlist.remove(at: i)
-            }
-            return (true, ())
-        }
+        _ = try session.commit(.unwatch(resolved.map(\.id)), names: context.names)
         if context.json {
             context.printJSON(.object([("removed", .array(resolved.map { .string($0.id) }))]))
         } else {

@@ -50,15 +50,9 @@ struct FXSetCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
-        if from == to { throw CommandFailure("An exchange rate needs two different currencies (both are \(from))") }
-        if rate.units == 0 { throw CommandFailure("Rate must be greater than zero") }
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
-        if when > context.now { throw PortfolioError.futureDate }
         let r = FXRate(from: from, to: to, rate: rate, date: when)
-        try context.session().store.update(now: context.now, names: context.names) { book in
-            book.fxRates.append(r)
-            return (true, ())
-        }
+        _ = try context.session().commit(.setRate(r), names: context.names)
         if context.json {
             context.printJSON(FXOptions.json(r))
         } else {

@@ -107,16 +107,10 @@ struct ImportCommand: Command {
             if let id = assetIDs[text] { return id }
             throw assetErrors[text] ?? PortfolioError.coinNotFound(query: text, suggestions: [])
         }
-        let now = context.now
-        let zone = context.timeZone
         let outcome: ImportOutcome
         do {
-            outcome = try session.store.update(now: now, names: context.names) { book in
-                book.moreRates = session.cachedRates  // a row in another currency finds fetched and imported rates too
-                let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now,
-                                                          allowDuplicates: allowDuplicates, timeZone: zone, names: context.names, resolveAsset: resolve)
-                return (!dryRun && outcome.changesStore, outcome)
-            }
+            outcome = try session.commitImport(document, portfolio: portfolio, allowDuplicates: allowDuplicates, dryRun: dryRun,
+                                               names: context.names, resolveAsset: resolve)
         } catch {
             if let failure = error as? ImportFailure { return report(failure, context: context) }
             throw error

@@ -48,12 +48,6 @@ enum PlanText {
         ]))
     }
 
-    static func index(of name: String, in book: Book) throws -> Int {
-        guard let i = book.plans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
-            throw CommandFailure("No plan is named '\(TextEscaping.escaped(name))'; 'bitpal plan list' shows them")
-        }
-        return i
-    }
 }
 
 struct PlanAddCommand: Command {
@@ -98,13 +92,7 @@ struct PlanAddCommand: Command {
                                   monthly: monthly, expectedReturn: expectedReturn ?? .zero,
                                   startDate: try start?.start(in: context.timeZone, now: context.now) ?? context.now, risk: risk ?? .moderate,
                                   notes: note.flatMap { $0.isEmpty ? nil : $0 })
-        let book: Book = try session.store.update(now: context.now, names: context.names) { book in
-            if book.plans.contains(where: { $0.name.lowercased() == name.lowercased() }) {
-                throw CommandFailure("A plan named '\(TextEscaping.escaped(name))' exists already")
-            }
-            book.plans.append(plan)
-            return (true, book)
-        }
+        let book = try session.commit(.addPlan(plan), names: context.names).book
         let g = try PlanText.progress(plan, book: book, context: context)
         if context.json {
             context.printJSON(PlanText.json(plan, g, zone: context.timeZone))
@@ -156,7 +144,7 @@ struct PlanShowCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let book = try context.session().loadBook()
-        let p = book.plans[try PlanText.index(of: name, in: book)]
+        let p = book.plans[try book.planIndex(name)]
         let g = try PlanText.progress(p, book: book, context: context)
         if context.json {
             context.printJSON(PlanText.json(p, g, zone: context.timeZone))
@@ -218,19 +206,11 @@ struct PlanEditCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let byDate = try by?.start(in: context.timeZone, now: context.now)
-        let (plan, book): (InvestmentPlan, Book) = try session.store.update(now: context.now, names: context.names) { book in
-            let i = try PlanText.index(of: name, in: book)
-            var p = book.plans[i]
-            if let target { p.target = target }
-            if let byDate { p.byDate = byDate }
-            if let monthly { p.monthly = monthly.units == 0 ? nil : monthly }
-            if let expectedReturn { p.expectedReturn = expectedReturn }
-            if let risk { p.risk = risk }
-            if let status { p.status = status }
-            if let note { p.notes = note.isEmpty ? nil : note }
-            book.plans[i] = p
-            return (true, (p, book))
-        }
+        var edit = PlanEdit()
+        (edit.target, edit.byDate, edit.monthly, edit.expectedReturn) = (target, byDate, monthly, expectedReturn)
+        (edit.risk, edit.status, edit.notes) = (risk, status, note)
+        let (done, book) = try session.commit(.editPlan(name, edit), names: context.names)
+        guard let plan = done.plan else { return .success }
         if context.json {
             context.printJSON(PlanText.json(plan, try PlanText.progress(plan, book: book, context: context), zone: context.timeZone))
         } else {
@@ -249,10 +229,7 @@ struct PlanRemoveCommand: Command {
     init(parsing a: inout ArgumentList) throws { name = try a.popPositional("NAME") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed: String = try context.session().store.update(now: context.now, names: context.names) { book in
-            let i = try PlanText.index(of: name, in: book)
-            return (true, book.plans.remove(at: i).name)
-        }
+        let removed = try context.session().commit(.removePlan(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("removed", .string(removed))]))
         } else {

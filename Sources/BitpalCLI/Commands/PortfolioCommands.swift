@@ -14,22 +14,13 @@ enum PortfolioOptions {
     static func json(_ p: Portfolio, book: Book, value: Exact36?) -> JSONValue {
         .object(Portfolio.fields.pairs(p, leaving: ["createdDate", "targets"], adding: [
             ("default", .bool(p.name == book.defaultPortfolio)),
-            ("transactionCount", .number(String(lineCount(book, portfolio: p.name)))),
+            ("transactionCount", .number(String(book.lineCount(portfolio: p.name)))),
             ("totalValue", ReportJSON.money(value)),
         ]))
     }
 
     /// The transactions of `portfolio` as `list` shows them: the two legs of a swap or a cash exchange
     /// (both in the portfolio) are one line; a move's or a cash transfer's leg is one line in each portfolio.
-    static func lineCount(_ book: Book, portfolio: String) -> Int {
-        var count = 0
-        var links = Set<UUID>()
-        for t in book.transactions where t.portfolio == portfolio {
-            if let link = t.linkedId, !links.insert(link).inserted { continue }
-            count += 1
-        }
-        return count
-    }
 
     static let method = OptionSpec("--method", "METHOD", "cost basis: average (default), fifo, lifo or hifo",
                                    choices: CostBasisMethod.allCases.map(\.rawValue))
@@ -60,11 +51,10 @@ enum PortfolioOptions {
         return (on ? true : off ? false : nil, deposit, date)
     }
 
-    /// The opening deposit of `portfolio`, labelled initial capital.
-    static func openingDeposit(_ amount: Fixed18, date: DateArgument?, portfolio: Portfolio, context: Context) throws -> Transaction {
-        let when = try date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now)
-        return Transaction(portfolio: portfolio.name, type: .deposit, assetId: "", amount: amount, price: nil, fee: nil,
-                           currency: portfolio.baseCurrency, date: when.date, day: when.day, notes: "initial capital")
+    /// The opening deposit `--opening-deposit` and `--date` ask for.
+    static func openingDeposit(_ cash: (on: Bool?, deposit: Fixed18?, date: DateArgument?), context: Context) throws -> (amount: Fixed18, date: RecordDate)? {
+        guard let amount = cash.deposit else { return nil }
+        return (amount, try cash.date?.record(in: context.timeZone, now: context.now) ?? .instant(context.now))
     }
 }
 
@@ -101,7 +91,7 @@ struct PortfolioListCommand: Command {
         var table = Table([("", .left), ("NAME", .left), ("CURRENCY", .left), ("METHOD", .left), ("CASH", .left), ("STATUS", .left),
                            ("TRANSACTIONS", .right), ("VALUE", .right), ("DESCRIPTION", .left)])
         for p in shown {
-            let count = PortfolioOptions.lineCount(book, portfolio: p.name)
+            let count = book.lineCount(portfolio: p.name)
             table.add([p.name == book.defaultPortfolio ? "*" : "", TextEscaping.escaped(p.name), p.baseCurrency, p.costBasisMethod.rawValue, p.trackCash ? "yes" : "no",
                        p.active ? "active" : "inactive", String(count), (values[p.name] ?? nil).map { v in Human.money(Money(v, CurrencyCode(p.baseCurrency))) } ?? "—",
                        TextEscaping.escaped(p.description ?? "")])
@@ -141,14 +131,8 @@ struct PortfolioAddCommand: Command {
         let currency = try self.currency.map(AssetOptions.currency) ?? "USD"
         let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now, trackCash: cash.on == true,
                           costBasisMethod: method ?? .average)
-        let deposit = try cash.deposit.map { try PortfolioOptions.openingDeposit($0, date: cash.date, portfolio: p, context: context) }
-        if let deposit { try ValueRules.check(deposit, now: context.now) }
-        let book: Book = try context.session().store.update(now: context.now, names: context.names) { book in
-            if book.portfolio(named: name) != nil { throw PortfolioError.portfolioExists(name) }
-            book.portfolios.append(p)
-            if let deposit { book.add([deposit]) }
-            return (true, book)
-        }
+        let book = try context.session().commit(.addPortfolio(p, openingDeposit: try PortfolioOptions.openingDeposit(cash, context: context)),
+                                                names: context.names).book
         if context.json {
             context.printJSON(PortfolioOptions.json(p, book: book, value: .zero))
         } else {
@@ -204,50 +188,11 @@ struct PortfolioEditCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let (p, book): (Portfolio, Book) = try context.session().store.update(now: context.now, names: context.names) { book in
-            guard let old = book.portfolio(named: name), let i = book.portfolios.firstIndex(of: old) else { throw PortfolioError.portfolioNotFound(name) }
-            var p = old
-            if let newName, newName != old.name {
-                if let other = book.portfolio(named: newName), other.name != old.name { throw PortfolioError.portfolioExists(newName) }
-                p.name = newName
-                for j in book.transactions.indices where book.transactions[j].portfolio == old.name {
-                    book.transactions[j].portfolio = newName
-                }
-                if book.defaultPortfolio == old.name { book.defaultPortfolio = newName }
-                // Plans follow in the same write.
-                for j in book.plans.indices where book.plans[j].portfolio == old.name { book.plans[j].portfolio = newName }
-                for j in book.savingPlans.indices where book.savingPlans[j].portfolio == old.name { book.savingPlans[j].portfolio = newName }
-            }
-            if let currency {
-                guard let code = CurrencyCode.parse(currency)?.code else { throw PortfolioError.unsupportedCurrency(currency) }
-                if code != p.baseCurrency {
-                    // Every figure stored in the portfolio is in its base: the base changes only while there are none.
-                    let used = book.transactions.contains { $0.portfolio == old.name } || book.savingPlans.contains { $0.portfolio == old.name }
-                        || book.plans.contains { $0.portfolio == old.name }
-                    if used {
-                        throw CommandFailure("'\(TextEscaping.escaped(old.name))' has transactions or plans in \(p.baseCurrency), so its base "
-                            + "currency cannot change; make a new portfolio with 'bitpal portfolio add NAME --currency \(code)'")
-                    }
-                    p.baseCurrency = code
-                }
-            }
-            if let description { p.description = description.isEmpty ? nil : description }
-            if let active { p.active = active }
-            if let method { p.costBasisMethod = method }
-            if let on = cash.on {
-                if !on, book.transactions.contains(where: { $0.portfolio == p.name && $0.rule.isCashOnly($0) }) {
-                    throw CommandFailure("Portfolio '\(TextEscaping.escaped(p.name))' has cash records; delete them before turning cash off")
-                }
-                p.trackCash = on
-                if let amount = cash.deposit {
-                    let deposit = try PortfolioOptions.openingDeposit(amount, date: cash.date, portfolio: p, context: context)
-                    try ValueRules.check(deposit, now: context.now)
-                    book.add([deposit])
-                }
-            }
-            book.portfolios[i] = p
-            return (true, (p, book))
-        }
+        var edit = PortfolioEdit()
+        (edit.name, edit.currency, edit.description, edit.active, edit.method) = (newName, currency, description, active, method)
+        (edit.trackCash, edit.openingDeposit) = (cash.on, try PortfolioOptions.openingDeposit(cash, context: context))
+        let (done, book) = try context.session().commit(.editPortfolio(name, edit), names: context.names)
+        guard let p = done.portfolio else { return .success }
         if context.json {
             context.printJSON(PortfolioOptions.json(p, book: book, value: nil))
         } else {
@@ -270,11 +215,7 @@ struct PortfolioDefaultCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let chosen: String = try context.session().store.update(now: context.now, names: context.names) { book in
-            guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
-            book.defaultPortfolio = p.name
-            return (true, p.name)
-        }
+        let chosen = try context.session().commit(.setDefaultPortfolio(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("defaultPortfolio", .string(chosen))]))
         } else {
@@ -298,18 +239,7 @@ struct PortfolioRemoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed: String = try context.session().store.update(now: context.now, names: context.names) { book in
-            guard let p = book.portfolio(named: name) else { throw PortfolioError.portfolioNotFound(name) }
-            if book.portfolios.count == 1 { throw PortfolioError.lastPortfolio(p.name) }
-            if book.defaultPortfolio == p.name { throw PortfolioError.defaultPortfolioRemoval(p.name) }
-            let count = PortfolioOptions.lineCount(book, portfolio: p.name)
-            if count > 0 { throw PortfolioError.portfolioInUse(name: p.name, count: count) }
-            if let plan = book.savingPlans.first(where: { $0.portfolio == p.name }) {
-                throw CommandFailure("Saving plan '\(TextEscaping.escaped(plan.name))' buys into '\(TextEscaping.escaped(p.name))'; remove it first ('bitpal saving remove')")
-            }
-            book.portfolios.removeAll { $0.name == p.name }
-            return (true, p.name)
-        }
+        let removed = try context.session().commit(.removePortfolio(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("removed", .string(removed))]))
         } else {

@@ -26,15 +26,10 @@ struct PriceSetCommand: Command {
         let session = try context.session()
         let book = try session.loadSettings()
         let coin = try session.resolveAsset(self.coin, in: book)
-        if price <= 0 { throw PortfolioError.priceNotPositive }
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
-        if when > context.now { throw CommandFailure("Price date cannot be in the future") }
         let currency = try TransactionOptions.currency(currency, asset: coin, book: book, portfolio: try context.portfolio(in: book))
         let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual, currency: currency)
-        try session.store.update(now: context.now, names: context.names) { portfolio in
-            portfolio.manualPrices.append(quote)
-            return (true, ())
-        }
+        _ = try session.commit(.setPrice(quote), names: context.names)
         if context.json {
             context.printJSON(ReportJSON.quote(quote, asset: coin, now: context.now))
         } else {

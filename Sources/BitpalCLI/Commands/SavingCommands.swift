@@ -17,11 +17,6 @@ enum SavingText {
         return f
     }
 
-    static func index(of name: String, in book: Book) throws -> Int {
-        guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else { throw SavingPlanError.notFound(name) }
-        return i
-    }
-
     static func everyText(_ f: SavingPlan.Frequency) -> String {
         switch f {
         case .day: "day"
@@ -113,13 +108,7 @@ struct SavingAddCommand: Command {
         let plan = SavingPlan(name: name, portfolio: portfolio.name, assetId: label.id, amount: amount, fee: fee, frequency: every,
                               startDay: startDay, from: from, method: manual ? .manual : .automatic,
                               notes: note.flatMap { $0.isEmpty ? nil : $0 })
-        let currency: String = try session.store.update(now: context.now, names: context.names) { book in
-            if book.savingPlans.first(named: name) != nil {
-                throw CommandFailure("A saving plan named '\(TextEscaping.escaped(name))' exists already")
-            }
-            book.savingPlans.append(plan)
-            return (true, book.currency(of: plan))
-        }
+        let currency = try session.commit(.addSavingPlan(plan), names: context.names).book.currency(of: plan)
         let today = ISODate.dayNumber(of: context.now, in: context.timeZone)
         if !manual && !Asset.isRegisteredID(label.id) && startDay < today - SavingPrices.historyDays + 1 {
             context.warn("the price service's history reaches \(SavingPrices.historyDays) days back: dates before "
@@ -211,28 +200,10 @@ struct SavingEditCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let today = ISODate.dayNumber(of: context.now, in: context.timeZone)
         let nextDay = try next.map { ISODate.dayNumber(of: try $0.start(in: context.timeZone, now: context.now), in: context.timeZone) }
-        let plan: SavingPlan = try context.session().store.update(now: context.now, names: context.names) { book in
-            let i = try SavingText.index(of: name, in: book)
-            var p = book.savingPlans[i]
-            if let amount { p.amount = amount }
-            if let fee { p.fee = fee }
-            guard p.amount.units > 0 else { throw PortfolioError.amountNotPositive }
-            guard p.fee < p.amount else { throw CommandFailure("The fee (\(p.fee.text)) must be below the amount (\(p.amount.text))") }
-            if let every, every != p.frequency {
-                // The new cadence counts from the next due date.
-                p.frequency = every
-                p.startDay = p.nextDueDay
-            }
-            if pause { p.active = false }
-            if resume && !p.active {
-                p.active = true
-                p.nextDueDay = p.firstDue(onOrAfter: max(today, p.nextDueDay))
-            }
-            if let nextDay { p.nextDueDay = p.firstDue(onOrAfter: nextDay) }
-            if let note { p.notes = note.isEmpty ? nil : note }
-            book.savingPlans[i] = p
-            return (true, p)
-        }
+        var edit = SavingPlanEdit()
+        (edit.amount, edit.fee, edit.every, edit.pause, edit.resume) = (amount, fee, every, pause, resume)
+        (edit.today, edit.nextDay, edit.notes) = (today, nextDay, note)
+        guard let plan = try context.session().commit(.editSavingPlan(name, edit), names: context.names).applied.savingPlan else { return .success }
         if context.json {
             context.printJSON(SavingText.json(plan))
         } else {
@@ -252,10 +223,7 @@ struct SavingRemoveCommand: Command {
     init(parsing a: inout ArgumentList) throws { name = try a.popPositional("NAME") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed: String = try context.session().store.update(now: context.now, names: context.names) { book in
-            let i = try SavingText.index(of: name, in: book)
-            return (true, book.savingPlans.remove(at: i).name)
-        }
+        let removed = try context.session().commit(.removeSavingPlan(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("removed", .string(removed))]))
         } else {

@@ -73,14 +73,7 @@ struct TargetSetCommand: Command {
             throw CommandFailure("The targets add up to \(targets.sum?.text ?? "more than can be counted"), not 100")
         }
         let name = try context.portfolio(in: settings).name
-        let portfolio: Portfolio = try session.store.update(now: context.now, names: context.names) { book in
-            guard let i = book.portfolios.firstIndex(where: { $0.name == name }) else { throw PortfolioError.portfolioNotFound(name) }
-            if weights.contains(where: { $0.target == "cash" }), !book.portfolios[i].trackCash {
-                throw PortfolioError.cashNotTracked(name)
-            }
-            book.portfolios[i].targets = targets
-            return (true, book.portfolios[i])
-        }
+        guard let portfolio = try session.commit(.setTargets(portfolio: name, targets), names: context.names).applied.portfolio else { return .success }
         if context.json {
             context.printJSON(TargetText.json(portfolio.targets))
         } else {
@@ -100,12 +93,7 @@ struct TargetClearCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let name = try context.portfolio(in: try session.loadSettings()).name
-        let had: Bool = try session.store.update(now: context.now, names: context.names) { book in
-            guard let i = book.portfolios.firstIndex(where: { $0.name == name }) else { throw PortfolioError.portfolioNotFound(name) }
-            let had = book.portfolios[i].targets != nil
-            book.portfolios[i].targets = nil
-            return (had, had)
-        }
+        let had = try session.commit(.setTargets(portfolio: name, nil), names: context.names).applied.changed
         if context.json {
             context.printJSON(TargetText.json(nil))
         } else {

@@ -171,6 +171,28 @@ public final class Session {
         }
     }
 
+    /// Makes a setting change through the store: what it did, and the book as written.
+    public func commit(_ change: SettingChange, names: MessageNames) throws -> (applied: SettingApplied, book: Book) {
+        try store.update(now: now, names: names) { book in
+            let done = try book.apply(change, now: now)
+            return (done.changed, (done, book))
+        }
+    }
+
+    /// Imports `document` through the store, all or nothing (`TransactionImport.merge`): into
+    /// `portfolio` where a row names none, rates found as every report finds them; with `dryRun`,
+    /// what it would do, writing nothing.
+    public func commitImport(_ document: ImportDocument, portfolio: String, allowDuplicates: Bool, dryRun: Bool, names: MessageNames,
+                             resolveAsset: (String) throws -> String) throws -> ImportOutcome {
+        let rates = cachedRates
+        return try store.update(now: now, names: names) { book in
+            book.moreRates = rates  // a row in another currency finds fetched and imported rates too
+            let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now, allowDuplicates: allowDuplicates,
+                                                      timeZone: timeZone, names: names, resolveAsset: resolveAsset)
+            return (!dryRun && outcome.changesStore, outcome)
+        }
+    }
+
     /// Keeps the registered assets and the portfolio count for naming things.
     public func remember(_ book: Book) {
         registeredAssets = Dictionary(book.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
