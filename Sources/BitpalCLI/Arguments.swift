@@ -185,12 +185,10 @@ public struct DateArgument: Equatable, Sendable {
         try input.start(in: zone, now: now, field: field, text: text)
     }
 
-    /// What a record dated by it is dated (see `DateInput.record`); a day after today here is refused
-    /// (the book itself lets a day stand while it is today somewhere).
-    public func record(in zone: TimeZone, now: Date) throws -> RecordDate {
-        let when = try input.record(in: zone, now: now, field: field, text: text)
-        if when.date > now { throw PortfolioError.futureDate }
-        return when
+    /// What a record dated by it is dated (see `DateInput.record`); a date after now is refused with the
+    /// record's other rules (`ValueRules`).
+    public func record(in zone: TimeZone, now: Date) throws(DateRangeError) -> RecordDate {
+        try input.record(in: zone, now: now, field: field, text: text)
     }
 
     /// As a filter's bound (see `DateInput.filterBound`).

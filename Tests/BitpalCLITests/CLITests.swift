@@ -82,8 +82,8 @@ final class CLITests: XCTestCase {
             "avgSellPrice": "1500",
             "realizedPnL": "975.00",
             "realizedPnLPercentage": "48.51",
-            "openedDate": "2024-01-01T00:00:00Z",
-            "closedDate": "2024-02-01T00:00:00Z"
+            "openedDate": "2024-01-01",
+            "closedDate": "2024-02-01"
           }
         ]
 

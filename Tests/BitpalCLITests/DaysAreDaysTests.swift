@@ -143,4 +143,29 @@ final class DaysAreDaysTests: XCTestCase {
             XCTAssertEqual(try dates(other, ["list", "--json"]), ["2024-01-15T10:00:00Z", "2024-01-15"], format)
         }
     }
+
+    /// An edit from an instant at local midnight to that day (and back) is written: the two count at one
+    /// moment but are stored differently. `closed --json` gives a cycle's days as days.
+    func testAnEditBetweenMidnightAndTheDayIsWritten() throws {
+        let s = Sandbox()
+        s.variables["TZ"] = "Europe/Berlin"
+        s.ok(["add", "buy", "btc", "1", "100", "--date", "2024-01-15 00:00"])
+        let id = try XCTUnwrap(try s.loadPortfolio().transactions.first).id.uuidString.lowercased()
+        XCTAssertTrue(try storeText(s).contains(#""date": "2024-01-14T23:00:00Z""#))
+        s.ok(["edit", id, "--date", "2024-01-15"])
+        let asDay = try storeText(s)
+        XCTAssertTrue(asDay.contains(#""date": "2024-01-15"}"#), asDay)
+        s.ok(["edit", id, "--date", "2024-01-16 00:00"])
+        s.ok(["edit", id, "--date", "2024-01-15 00:00"])
+        let asInstant = try storeText(s)
+        XCTAssertTrue(asInstant.contains(#""date": "2024-01-14T23:00:00Z""#), asInstant)
+        s.ok(["edit", id, "--date", "2024-01-15"])
+        s.ok(["add", "sell", "btc", "1", "120", "--date", "2024-02-01"])
+        for zone in ["Europe/Berlin", "UTC", "America/New_York"] {
+            s.variables["TZ"] = zone
+            let closed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["closed", "--json"]).out.utf8)) as? [[String: Any]])
+            XCTAssertEqual(closed.first?["openedDate"] as? String, "2024-01-15", zone)
+            XCTAssertEqual(closed.first?["closedDate"] as? String, "2024-02-01", zone)
+        }
+    }
 }

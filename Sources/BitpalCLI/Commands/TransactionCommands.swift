@@ -565,6 +565,8 @@ struct MoveCommand: Command {
         let book = try session.loadSettings()
         let source = try from.map { try Context.portfolio(named: $0, in: book, option: "--from") } ?? context.portfolio(in: book)
         let target = try Context.portfolio(named: to, in: book, option: "--to")
+        // Said before the asset is looked up (the book says it again under its lock).
+        if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
         let asset = try session.resolveAsset(self.asset, in: book)
         let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }

@@ -88,8 +88,8 @@ enum ReportJSON {
                 ("avgSellPrice", price(p.avgSellPrice)),
                 ("realizedPnL", money(p.realizedPnL)),
                 ("realizedPnLPercentage", percent(p.realizedPnLPercentage)),
-                ("openedDate", .string(ISODate.format(p.openedDate))),
-                ("closedDate", .string(ISODate.format(p.closedDate))),
+                ("openedDate", .string(RecordDate(date: p.openedDate, day: p.openedDay).text)),
+                ("closedDate", .string(RecordDate(date: p.closedDate, day: p.closedDay).text)),
             ])
         })
     }

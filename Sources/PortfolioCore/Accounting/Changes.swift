@@ -326,7 +326,7 @@ extension Book {
             if let total = leg.totalValue, leg.amountValue.units > 0, total.units > 0 {
                 leg.priceValue = try Transaction.price(ofTotal: total, amount: leg.amountValue)
             }
-            try ValueRules.check(leg, now: now)
+            try ValueRules.check(leg, now: now, dayAsStored: e.date == nil)
             replace(at: i, with: leg)
             changed.append(leg)
         }

@@ -12,8 +12,10 @@ public enum ValueRules {
         return Fixed18(units: units)
     }
 
-    /// Checks what `add` checks of one transaction on its own (the rules of its kind, the date).
-    public static func check(_ tx: Transaction, now: Date) throws(PortfolioError) {
+    /// Checks what `add` checks of one transaction on its own (the rules of its kind, the date: never
+    /// after `now`). With `dayAsStored`, a record dated a day stands while that day is today somewhere
+    /// (`Transaction.isDated(after:)`): a stored one edited where it is still the day before.
+    public static func check(_ tx: Transaction, now: Date, dayAsStored: Bool = false) throws(PortfolioError) {
         switch tx.rule.brokenRule(tx) {
         case .amountNotPositive?: throw .amountNotPositive
         case .priceNotPositive?: throw .priceNotPositive
@@ -21,7 +23,7 @@ public enum ValueRules {
         case .taxAboveGross?: throw .taxAboveGross
         default: break
         }
-        if tx.isDated(after: now) { throw .futureDate }
+        if dayAsStored ? tx.isDated(after: now) : tx.date > now { throw .futureDate }
         // A computed value (a swap leg's price, a saving plan's units) could pass what the store reads back.
         for (field, value) in [("Amount", tx.amountValue), ("Price", tx.priceValue), ("Total", tx.totalValue), ("Fee", tx.feeValue),
                                ("Rate", tx.fxRateValue)] {

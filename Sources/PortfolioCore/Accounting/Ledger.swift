@@ -36,6 +36,9 @@ public struct Position: Sendable {
     public var cycleRealized: Exact36 = .zero
     public var openedDate: Date?
     public var lastDisposalDate: Date?
+    /// The calendar days of those two records, when they are dated by day (`Transaction.day`).
+    public var openedDay: Int64?
+    public var lastDisposalDay: Int64?
 
     public init(key: PositionKey, method: CostBasisMethod = .average) {
         self.key = key
@@ -69,6 +72,9 @@ public struct ClosedPosition: Sendable, Equatable {
     public var realizedPnLPercentage: Decimal? { Percent.of(closingPnL, closingCost) }
     public var openedDate: Date
     public var closedDate: Date
+    /// The calendar days of those two, when their records are dated by day.
+    public var openedDay: Int64?
+    public var closedDay: Int64?
     /// What the `Decimal` views are made of, when asked for (a replay closes many cycles no report shows).
     private let acquired: Fixed18?
     private let closingPnL: Exact36
@@ -456,7 +462,8 @@ public struct Ledger: Sendable {
         let rule = KindRule.of(tx.type)
         let explaining = options.explaining == tx.id
         let lotsBefore = explaining ? p.lots.open : []
-        var s = Pending(p: p, t: totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals(),
+        // The position moves into `s` (never copied: its lots keep one owner and change in place).
+        var s = Pending(p: consume p, t: totalsSlot.map { portfolioTotals[$0].totals } ?? LedgerTotals(),
                         keepingParts: options.keepingDisposals || explaining, explaining: explaining)
         do throws(PortfolioError) {
             for step in rule.steps(negative: tx.negative) {
@@ -486,6 +493,7 @@ public struct Ledger: Sendable {
         if !s.p.isOpen {
             s.p = Position(key: s.p.key, method: s.p.lots.method)
             s.p.openedDate = tx.date
+            s.p.openedDay = tx.day
         }
         let basis: Exact36
         if cost == .grossPlusFee, tx.type == .transferIn, tx.priceValue == nil {
@@ -578,6 +586,7 @@ public struct Ledger: Sendable {
             }
         }
         s.p.lastDisposalDate = tx.date
+        s.p.lastDisposalDay = tx.day
         s.closes = !s.p.isOpen
     }
 
@@ -756,7 +765,7 @@ public struct Ledger: Sendable {
 
     private mutating func closeCycle(of p: Position) {
         guard (p.cycleAcquired?.units ?? 1) > 0, let opened = p.openedDate, let closedOn = p.lastDisposalDate else { return }
-        closed.append(ClosedPosition(
+        var cycle = ClosedPosition(
             portfolio: p.key.portfolio,
             assetId: p.key.assetId,
             acquired: p.cycleAcquired,
@@ -765,7 +774,9 @@ public struct Ledger: Sendable {
             avgSellPrice: p.cycleSold.flatMap { units in units.units > 0 ? p.cycleSoldGross.flatMap { try? $0.divided(by: units) } : nil },
             realizedPnL: p.cycleRealized,
             openedDate: opened,
-            closedDate: closedOn))
+            closedDate: closedOn)
+        (cycle.openedDay, cycle.closedDay) = (p.openedDay, p.lastDisposalDay)
+        closed.append(cycle)
     }
 }
 

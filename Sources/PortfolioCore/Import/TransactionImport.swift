@@ -708,6 +708,8 @@ public enum TransactionImport {
             // Many files fill every row's currency: the portfolio's own base says nothing and is let be.
             throw CommandError("\(kind) has no money, so no currency (currency '\(TextEscaping.shortened(currencyText))')")
         }
+        // The currency is refused before the date, as it always was (the builder resolves it again).
+        if rule.hasCurrency, let currencyText { _ = try book.currency(given: currencyText, assetId: assetId, portfolio: portfolio) }
 
         let dateText = try field(row, .date)
         // A day, a local time or an instant, as on the command line (`today` is not a date in a file).

@@ -107,7 +107,7 @@ public struct StoredRecords: @unchecked Sendable {
     static func sameStoredFields(_ a: Transaction, _ b: Transaction) -> Bool {
         a.id == b.id && a.type == b.type && a.negative == b.negative && a.amountValue == b.amountValue
             && a.priceValue == b.priceValue && a.totalValue == b.totalValue && a.feeValue == b.feeValue && a.fxRateValue == b.fxRateValue
-            && a.linkedId == b.linkedId && a.date == b.date
+            && a.linkedId == b.linkedId && a.date == b.date && a.day == b.day
             && sameBytes(a.portfolio, b.portfolio) && sameBytes(a.assetId, b.assetId)
             && sameBytes(a.currency, b.currency) && sameBytes(a.notes, b.notes)
     }
