@@ -3,11 +3,11 @@ import PortfolioCore
 
 extension Context {
     /// How reports and messages name an asset (the session's names; a bare id when there is no data folder).
-    func assetLabel(_ id: String) -> AssetLabel { (try? session())?.assetLabel(id) ?? AssetLabel.unknown(id) }
+    func assetLabel(_ id: String) -> AssetLabel { (try? session())?.resolver.assetLabel(id) ?? AssetLabel.unknown(id) }
 
     /// A `@Sendable` lookup for reports over `ids`.
     func assetLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> AssetLabel {
-        if let session = try? session() { return session.assetLookup(ids) }
+        if let session = try? session() { return session.resolver.assetLookup(ids) }
         return { AssetLabel.unknown($0) }
     }
 

@@ -137,9 +137,9 @@ public final class Context {
     /// How messages name an asset: `BTC (Bitcoin)`, `AAPL (Apple Inc.)`, escaped for the terminal.
     func coinLabel(_ id: String) -> String {
         guard let session = try? session() else { return TextEscaping.escaped(id) }
-        if let a = session.registeredAssets[id] { return "\(TextEscaping.escaped(a.id)) (\(TextEscaping.escaped(a.name)))" }
+        if let a = session.resolver.registeredAssets[id] { return "\(TextEscaping.escaped(a.id)) (\(TextEscaping.escaped(a.name)))" }
         if Asset.isRegisteredID(id) { return TextEscaping.escaped(id) }
-        let c = session.coin(id: id)
+        let c = session.resolver.coin(id: id)
         let symbol = TextEscaping.escaped(c.symbol.uppercased())
         return c.name == c.id && c.symbol == c.id ? symbol : "\(symbol) (\(TextEscaping.escaped(c.name)))"
     }
@@ -147,7 +147,7 @@ public final class Context {
     /// How the core's messages name coins and dates for this reader.
     var names: MessageNames {
         let zone = timeZone
-        let several = ((try? session())?.portfolioCount ?? 1) > 1
+        let several = ((try? session())?.resolver.portfolioCount ?? 1) > 1
         var names = MessageNames(coin: { [unowned self] in coinLabel($0) }, date: { Human.whenLabelled($0, in: zone) },
                                  portfolio: { several ? " in '\(TextEscaping.escaped($0))'" : "" })
         names.now = now

@@ -145,7 +145,7 @@ import Testing
                     info[p.name] = ValueTimeline.PortfolioInfo(baseCurrency: p.baseCurrency, tracksCash: p.trackCash)
                 }
                 let reference = ValueTimeline(changes: ledger.changes, portfolios: info, prices: whole,
-                                              fxRates: book.fxRates + Session.cachedRates(whole), currency: "USD", timeZone: Self.utc, now: now)
+                                              fxRates: book.fxRates + Prices.cachedRates(whole), currency: "USD", timeZone: Self.utc, now: now)
                 for dir in [large, small] {
                     let timeline = try session(dir).timeline(book, portfolios: chosen, refresh: false, currency: "USD", timeZone: Self.utc,
                                                              names: .plain)

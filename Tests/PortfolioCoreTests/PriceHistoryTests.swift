@@ -86,7 +86,7 @@ import Testing
                 if let e = expected[d], e.time > q.time { continue }
                 expected[d] = q
             }
-            let got = Session.lastOfEachDay(quotes, timeZone: zone)
+            let got = Prices.lastOfEachDay(quotes, timeZone: zone)
             #expect(got.map(\.price) == expected.keys.sorted().compactMap { expected[$0]?.price }, "\(zoneName)")
             // The cache's rule agrees when everything is older than a week.
             let kept = PriceCache.trimmed(quotes, now: day("2030-01-01T00:00:00Z"), timeZone: zone)
@@ -175,7 +175,7 @@ import Testing
         let session = Session(SessionEnvironment(
             directory: dir, now: now, offline: false, transport: transport, timeZone: berlin,
             network: { NetworkSettings(config: PriceServiceConfig(environment: ["BITPAL_API_URL": "http://127.0.0.1:9/api/v3"]), secrets: []) }))
-        let quotes = try session.fetchHistory(coin: "bitcoin", currencies: ["usd"], days: 2, purpose: .explicit)
+        let quotes = try session.prices.fetchHistory(coin: "bitcoin", currencies: ["usd"], days: 2, purpose: .explicit)
         // 2024-05-30 12:00Z … 2024-06-01 12:00Z is 14:00 on the 30th to 14:00 on the 1st in Berlin (UTC+2):
         // the 30th and the 31st end at 23:00 local (21:00Z), the 1st ends with the last point.
         #expect(quotes.map { ISODate.format($0.time) } == ["2024-05-30T21:00:00Z", "2024-05-31T21:00:00Z", "2024-06-01T12:00:00Z"])
@@ -184,7 +184,7 @@ import Testing
         #expect(transport.paths == ["http://127.0.0.1:9/api/v3/coins/bitcoin/market_chart?vs_currency=usd&days=2"])
         #expect(try PriceCache(directory: dir).load() == quotes)
         #expect(throws: PriceError.historyDays(366)) {
-            try session.fetchHistory(coin: "bitcoin", currencies: ["USD"], days: 366, purpose: .explicit)
+            try session.prices.fetchHistory(coin: "bitcoin", currencies: ["USD"], days: 366, purpose: .explicit)
         }
         #expect(transport.paths.count == 1)
     }

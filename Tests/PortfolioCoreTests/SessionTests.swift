@@ -63,7 +63,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         try seed(dir)
         let transport = RecordingTransport.bitcoinAt60000(now)
         let s = session(dir, transport: transport)
-        let book = try s.loadBook()
+        let book = try s.repository.loadBook()
         let reports = try s.reports(book, portfolios: [Portfolio.mainName], refresh: true, names: .plain)
         #expect(transport.paths.count == 1)
         #expect(transport.paths.allSatisfy { $0.contains("/simple/price") && $0.contains("bitcoin") && !$0.contains("AAPL") })
@@ -72,7 +72,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
 
         // A second run 30 s later has fresh prices: no request at all.
         let again = session(dir, transport: transport, at: now.addingTimeInterval(30))
-        _ = try again.reports(try again.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
+        _ = try again.reports(try again.repository.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
         #expect(transport.paths.count == 1)
     }
 
@@ -83,10 +83,10 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         let transport = RecordingTransport.bitcoinAt60000(now)
         let read = Counter()
         let s = session(dir, transport: transport, offline: true, settingsRead: read)
-        _ = try s.reports(try s.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
+        _ = try s.reports(try s.repository.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
         #expect(transport.paths.isEmpty)
         #expect(read.count == 0)
-        #expect(throws: PriceError.offline) { try s.fetchPrices(["bitcoin"], purpose: .explicit) }
+        #expect(throws: PriceError.offline) { try s.prices.fetchPrices(["bitcoin"], purpose: .explicit) }
     }
 
     @Test func aFailureIsRememberedAndSkipsTheNextAutomaticRefresh() throws {
@@ -96,7 +96,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         let failing = RecordingTransport { _ throws(TransportError) in throw TransportError.cannotConnect("refused") }
         let log = NoticeLog()
         let s = session(dir, transport: failing, notices: log)
-        let first = try s.reports(try s.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
+        let first = try s.reports(try s.repository.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
         #expect(!failing.paths.isEmpty)
         guard case .pricesNotRefreshed = log.items.first else {
             Issue.record("expected a notice that prices were not refreshed, got \(log.items)")
@@ -109,23 +109,23 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         let asked = failing.paths.count
         let laterLog = NoticeLog()
         let later = session(dir, transport: failing, at: now.addingTimeInterval(120), notices: laterLog)
-        _ = try later.reports(try later.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
+        _ = try later.reports(try later.repository.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
         #expect(failing.paths.count == asked)
         guard case .pricesNotRefreshedRecently(let failure, let known)? = laterLog.items.first else {
             Issue.record("expected a remembered failure, got \(laterLog.items)")
             return
         }
         #expect(failure.at == now)
-        #expect(failure.retryAfter == now.addingTimeInterval(Session.failureMemorySeconds))
+        #expect(failure.retryAfter == now.addingTimeInterval(PriceService.failureMemorySeconds))
         #expect(failure.reason.contains("refused"))
         #expect(!known)
 
         // After five minutes it is tried again, and a success forgets the failure.
         let working = RecordingTransport.bitcoinAt60000(now.addingTimeInterval(400))
         let retry = session(dir, transport: working, at: now.addingTimeInterval(400))
-        _ = try retry.reports(try retry.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
+        _ = try retry.reports(try retry.repository.loadBook(), portfolios: [Portfolio.mainName], refresh: true, names: .plain)
         #expect(working.paths.count == 1)
-        #expect(retry.rememberedNetworkFailure() == nil)
+        #expect(retry.service.rememberedNetworkFailure() == nil)
     }
 
     @Test func namesAndAssetsResolveFromTheBookAndTheCatalog() throws {
@@ -134,11 +134,11 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         try seed(dir)
         let transport = RecordingTransport.bitcoinAt60000(now)
         let s = session(dir, transport: transport, offline: true)
-        let book = try s.loadSettings()
-        #expect(try s.resolveAsset("aapl", in: book).id == "AAPL")
-        #expect(try s.resolveAsset("BTC", in: book).id == "bitcoin")
-        #expect(s.assetLabel("AAPL").name == "Apple Inc.")
-        #expect(throws: PortfolioError.self) { try s.resolveAsset("no-such-coin-anywhere", in: book) }
+        let book = try s.repository.loadSettings()
+        #expect(try s.resolver.resolveAsset("aapl", in: book).id == "AAPL")
+        #expect(try s.resolver.resolveAsset("BTC", in: book).id == "bitcoin")
+        #expect(s.resolver.assetLabel("AAPL").name == "Apple Inc.")
+        #expect(throws: PortfolioError.self) { try s.resolver.resolveAsset("no-such-coin-anywhere", in: book) }
         #expect(transport.paths.isEmpty)
     }
 
@@ -147,7 +147,7 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try seed(dir)
         let s = session(dir, transport: RecordingTransport.bitcoinAt60000(now), offline: true)
-        var book = try s.loadBook()
+        var book = try s.repository.loadBook()
         book.transactions.append(Transaction(type: .sell, assetId: "bitcoin", amount: fixed("5"), price: fixed("1"),
                                              date: day("2024-02-01")))
         let log = NoticeLog()

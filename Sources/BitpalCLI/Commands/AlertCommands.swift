@@ -49,9 +49,9 @@ struct AlertAddCommand: Command {
             throw PortfolioError.priceNotPositive
         }
         let session = try context.session()
-        let settings = try session.loadSettings()
-        let label = try session.resolveAsset(asset, in: settings)
-        guard let alert = try session.commit(.addAlert(assetId: label.id, condition: condition, threshold: threshold, repeats: repeats),
+        let settings = try session.repository.loadSettings()
+        let label = try session.resolver.resolveAsset(asset, in: settings)
+        guard let alert = try session.repository.commit(.addAlert(assetId: label.id, condition: condition, threshold: threshold, repeats: repeats),
                                              names: context.names).applied.alert else { return .success }
         if context.json {
             context.printJSON(AlertText.json(alert))
@@ -71,7 +71,7 @@ struct AlertListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         // The whole file, not its settings alone: a listing of a truncated store is refused as every command refuses it.
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         if context.json {
             context.printJSON(.array(book.alerts.map(AlertText.json)))
             return .success
@@ -100,7 +100,7 @@ struct AlertRemoveCommand: Command {
     init(parsing a: inout ArgumentList) throws { id = try ArgumentList.positiveInt(try a.popPositional("ID"), field: "ID") }
 
     func run(_ context: Context) throws -> ExitCode {
-        guard let removed = try context.session().commit(.removeAlert(id), names: context.names).applied.alert else { return .success }
+        guard let removed = try context.session().repository.commit(.removeAlert(id), names: context.names).applied.alert else { return .success }
         if context.json {
             context.printJSON(.object([("removed", .number(String(removed.id)))]))
         } else {

@@ -74,12 +74,12 @@ struct AssetAddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let now = context.now
-        let book = try session.loadSettings()
+        let book = try session.repository.loadSettings()
         let currency = try currency.map(AssetOptions.currency) ?? context.portfolio(in: book).baseCurrency
         let asset = Asset(id: code, name: name, type: type, currency: currency, market: market, notes: note, createdDate: now)
-        _ = try session.commit(.addAsset(asset), names: context.names)
-        session.remember(book)
-        if let coin = session.catalog(includingCache: true).resolve(code.lowercased()), coin.symbol.uppercased() == code {
+        _ = try session.repository.commit(.addAsset(asset), names: context.names)
+        session.resolver.remember(book)
+        if let coin = session.resolver.catalog(includingCache: true).resolve(code.lowercased()), coin.symbol.uppercased() == code {
             context.warn("\(code) is also the symbol of \(TextEscaping.escaped(coin.name)); to mean the coin, write '\(TextEscaping.escaped(coin.id))'")
         }
         var updated = book
@@ -107,7 +107,7 @@ struct AssetListCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         let assets = book.assets.filter { type == nil || $0.type == type }.sorted { $0.id < $1.id }
         if context.json {
             context.printJSON(.array(assets.map { .object(AssetOptions.json($0, book: book)) }))
@@ -141,11 +141,11 @@ struct AssetShowCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let book = try session.loadBook()
-        let label = try session.resolveAsset(query, in: book)
+        let book = try session.repository.loadBook()
+        let label = try session.resolver.resolveAsset(query, in: book)
         let ledger = try context.checkedLedger(book)
         let positions = ledger.positions.values.filter { $0.assetId == label.id && $0.isOpen }.sorted { $0.key < $1.key }
-        let quote = session.priceBook(book).latest(label.id)
+        let quote = session.prices.priceBook(book).latest(label.id)
         let registered = book.asset(id: label.id)
         if context.json {
             // A coin shows as a crypto asset in USD.
@@ -228,7 +228,7 @@ struct AssetEditCommand: Command {
         let currency = try self.currency.map(AssetOptions.currency)
         var edit = AssetEdit()
         (edit.name, edit.type, edit.currency, edit.market, edit.notes) = (name, type, currency, market, note)
-        let (done, book) = try context.session().commit(.editAsset(code, edit), names: context.names)
+        let (done, book) = try context.session().repository.commit(.editAsset(code, edit), names: context.names)
         guard let asset = done.asset else { return .success }
         if context.json {
             context.printJSON(.object(AssetOptions.json(asset, book: book)))
@@ -258,8 +258,8 @@ struct AssetRemoveCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        _ = try session.loadSettings()
-        let removed = try session.commit(.removeAsset(code, withTransactions: withTransactions), names: context.names).applied.removedTransactions
+        _ = try session.repository.loadSettings()
+        let removed = try session.repository.commit(.removeAsset(code, withTransactions: withTransactions), names: context.names).applied.removedTransactions
         if context.json {
             context.printJSON(.object([("removed", .string(code)), ("transactionsDeleted", .number(String(removed)))]))
         } else {

@@ -23,7 +23,7 @@ enum CashOptions {
 
     /// Records `legs` (built for the chosen portfolio, which tracks cash) and says what was added.
     static func record(_ context: Context, _ make: (Book, Portfolio) throws -> TransactionChange) throws -> ExitCode {
-        let settings = try context.session().loadSettings()
+        let settings = try context.session().repository.loadSettings()
         return try TransactionOptions.write(try make(settings, try portfolio(context, in: settings)), context: context)
     }
 
@@ -217,7 +217,7 @@ struct CashBalanceCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         // The cash report's portfolios (every one that tracks cash, or the chosen one, which must), valued as
         // every report values cash: each balance in the base at today's rate, or named when no rate is known.
-        let book = try context.session().loadSettings()
+        let book = try context.session().repository.loadSettings()
         _ = try CashReport.selection(context, book: book, all: all)
         let reports = try context.reports(refresh: false, all: all)
         let report = reports.holdings()
@@ -294,7 +294,7 @@ struct CashHistoryCommand: Command {
 enum CashReport {
     /// The book, its replay, and the portfolios a cash report covers.
     static func replay(_ context: Context, all: Bool) throws -> (Book, Ledger, Set<String>) {
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         let selected = try selection(context, book: book, all: all)
         return (book, try context.checkedLedger(book, cashMovements: true), selected)
     }

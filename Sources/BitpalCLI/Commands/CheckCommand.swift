@@ -33,7 +33,7 @@ struct CheckCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let store = session.store
+        let store = session.repository.store
         var reports: [FileReport] = []
         var portfolioReport = FileReport(path: store.path, summary: "", problems: [])
         do throws(StoreError) {
@@ -60,7 +60,7 @@ struct CheckCommand: Command {
             portfolioReport.problems.append((Self.line(of: error), "unreadable", error.description))
         }
         reports.append(portfolioReport)
-        let cache = session.priceCache
+        let cache = session.prices.priceCache
         // Read a piece at a time: a cache of decades of daily prices is hundreds of megabytes.
         var outOfOrder: Int?
         var cacheReport = Self.readable(cache.path) {
@@ -74,7 +74,7 @@ struct CheckCommand: Command {
                 + "writes the file in order again"))
         }
         reports.append(cacheReport)
-        let coins = session.catalogCache
+        let coins = session.resolver.catalogCache
         reports.append(Self.readable(coins.path) { try coins.load().map { "\($0.coins.count) coins" } })
 
         let total = reports.reduce(0) { $0 + $1.problems.count }

@@ -18,7 +18,7 @@ struct CoinsSearchCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let results = try context.session().catalog(includingCache: true).search(query, limit: limit)
+        let results = try context.session().resolver.catalog(includingCache: true).search(query, limit: limit)
         if context.json {
             context.printJSON(.array(results.map { c in
                 .object([("id", .string(c.id)), ("symbol", .string(c.symbol)), ("name", .string(c.name)),
@@ -53,7 +53,7 @@ struct CoinsUpdateCommand: Command {
         if context.offline {
             throw UsageError.conflict("'coins update' fetches the coin list, so it cannot run offline")
         }
-        let count = try context.session().updateCatalog(.explicit)
+        let count = try context.session().resolver.updateCatalog(.explicit)
         if context.json {
             context.printJSON(.object([("coins", .number(String(count)))]))
         } else {
@@ -79,9 +79,9 @@ struct WatchAddCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let resolved = try coins.map { try session.resolveCoin($0) }
+        let resolved = try coins.map { try session.resolver.resolveCoin($0) }
         let now = context.now
-        let done = try session.commit(.watch(resolved.map(\.id), at: now), names: context.names).applied
+        let done = try session.repository.commit(.watch(resolved.map(\.id), at: now), names: context.names).applied
         let added = done.added.compactMap { id in resolved.first { $0.id == id } }
         let skipped = done.skipped.compactMap { id in resolved.first { $0.id == id } }
         for c in skipped { context.note("\(context.coinLabel(c.id)) is already in your watchlist") }
@@ -109,8 +109,8 @@ struct WatchRemoveCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let resolved = try coins.map { try session.resolveCoin($0) }
-        _ = try session.commit(.unwatch(resolved.map(\.id)), names: context.names)
+        let resolved = try coins.map { try session.resolver.resolveCoin($0) }
+        _ = try session.repository.commit(.unwatch(resolved.map(\.id)), names: context.names)
         if context.json {
             context.printJSON(.object([("removed", .array(resolved.map { .string($0.id) }))]))
         } else {
@@ -140,10 +140,10 @@ struct WatchListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let portfolio = try session.store.load()
-        let book = try session.refreshIfNeeded(coins: portfolio.watchlist.map(\.coinId), book: session.priceBook(portfolio))
+        let portfolio = try session.repository.store.load()
+        let book = try session.prices.refreshIfNeeded(coins: portfolio.watchlist.map(\.coinId), book: session.prices.priceBook(portfolio))
         struct Row { var entry: WatchEntry; var coin: Coin; var quote: Quote? }
-        var rows = portfolio.watchlist.map { Row(entry: $0, coin: session.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
+        var rows = portfolio.watchlist.map { Row(entry: $0, coin: session.resolver.coin(id: $0.coinId), quote: book.latest($0.coinId)) }
         func byName(_ a: Row, _ b: Row) -> Bool { a.coin.name.lowercased() < b.coin.name.lowercased() }
         // Unpriced coins last whatever the order; a price without a 24h change comes before them.
         func ordered(by key: @escaping (Row) -> Decimal?) -> (Row, Row) -> Bool {

@@ -408,7 +408,7 @@ struct CompletionsCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         if let list {
             // Offline and quiet: a TAB never waits for the network, and prints nothing when the book cannot be read.
-            let book = list == "ids" ? ((try? context.session().loadBook()) ?? Book()) : ((try? context.session().loadSettings()) ?? Book())
+            let book = list == "ids" ? ((try? context.session().repository.loadBook()) ?? Book()) : ((try? context.session().repository.loadSettings()) ?? Book())
             for word in Completions.words(list, book: book, coins: { Completions.coinWords }) { context.out(word + "\n") }
             return .success
         }

@@ -240,7 +240,7 @@ struct CompareCommand: Command {
         let zone = context.timeZone
         let (since, until) = try period.bounds(in: zone, now: context.now)
         let session = try context.session()
-        let book = try session.loadBook()
+        let book = try session.repository.loadBook()
         let portfolio = try context.portfolio(in: book)
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
         let (reports, rows) = try session.compare(book, portfolio: portfolio, since: since, until: until, timeZone: zone, refresh: true,
@@ -301,8 +301,8 @@ struct ExplainCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let book = try session.loadBook()
-        let store = session.store
+        let book = try session.repository.loadBook()
+        let store = session.repository.store
         let named = try book.index(matching: id, lines: { (try? store.transactionLines()) ?? [] })
         // A linked record (a swap, a move, a cash transfer or exchange) is explained leg by leg, the one named first.
         let legs = book.legs(of: named)

@@ -52,7 +52,7 @@ struct FXSetCommand: Command {
         let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         let r = FXRate(from: from, to: to, rate: rate, date: when)
-        _ = try context.session().commit(.setRate(r), names: context.names)
+        _ = try context.session().repository.commit(.setRate(r), names: context.names)
         if context.json {
             context.printJSON(FXOptions.json(r))
         } else {
@@ -71,8 +71,8 @@ struct FXListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let book = try session.loadBook()
-        let rates = session.fxTable(book, prices: session.priceBook(book)).newest
+        let book = try session.repository.loadBook()
+        let rates = session.prices.fxTable(book, prices: session.prices.priceBook(book)).newest
         if context.json {
             context.printJSON(.array(rates.map(FXOptions.json)))
         } else if rates.isEmpty {
@@ -104,7 +104,7 @@ struct FXRefreshCommand: Command {
             throw UsageError.conflict("'fx refresh' fetches rates, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
         let session = try context.session()
-        let refreshed = try session.refreshRates(try session.loadBook(), purpose: .explicit)
+        let refreshed = try session.prices.refreshRates(try session.repository.loadBook(), purpose: .explicit)
         if context.json {
             context.printJSON(.object([("refreshed", .array(refreshed.rates.map(FXOptions.json))),
                                        ("missing", .array(refreshed.missing.map { .string($0) }))]))
@@ -135,9 +135,9 @@ struct FXHistoryCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let from = try FXOptions.currency(self.from, field: "FROM"), to = try FXOptions.currency(self.to, field: "TO")
         let session = try context.session()
-        let book = try session.loadBook()
+        let book = try session.repository.loadBook()
         // Typed, fetched and imported rates together.
-        let rates = session.fxTable(book, prices: session.priceBook(book, scope: .rates)).history(from, to)
+        let rates = session.prices.fxTable(book, prices: session.prices.priceBook(book, scope: .rates)).history(from, to)
         if context.json {
             context.printJSON(.array(rates.map(FXOptions.json)))
         } else if rates.isEmpty {

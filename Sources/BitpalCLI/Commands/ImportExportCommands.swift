@@ -89,7 +89,7 @@ struct ImportCommand: Command {
         // Resolve assets before taking the lock: this may fetch the coin list once. A registered
         // code (the store's) comes first, then a coin id or symbol. A whole-book export names every
         // asset by the id bitpal stored: those are kept as they are (no catalog, no network).
-        let book = try session.loadBook()
+        let book = try session.repository.loadBook()
         let portfolio = try context.portfolio(in: book).name
         let registered = Set(book.assets.map(\.id) + document.assets.map(\.id))
         var assetIDs: [String: String] = [:]
@@ -100,7 +100,7 @@ struct ImportCommand: Command {
             } else if let code = Asset.code(text), registered.contains(code) {
                 assetIDs[text] = code
             } else {
-                do { assetIDs[text] = try session.resolveCoin(text).id } catch { assetErrors[text] = error }
+                do { assetIDs[text] = try session.resolver.resolveCoin(text).id } catch { assetErrors[text] = error }
             }
         }
         let resolve: (String) throws -> String = { text in
@@ -109,7 +109,7 @@ struct ImportCommand: Command {
         }
         let outcome: ImportOutcome
         do {
-            outcome = try session.commitImport(document, portfolio: portfolio, allowDuplicates: allowDuplicates, dryRun: dryRun,
+            outcome = try session.repository.commitImport(document, portfolio: portfolio, allowDuplicates: allowDuplicates, dryRun: dryRun,
                                                names: context.names, resolveAsset: resolve)
         } catch {
             if let failure = error as? ImportFailure { return report(failure, context: context) }
@@ -191,7 +191,7 @@ struct ExportCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         var names: Set<String>?
         if all {
             if context.globals.portfolio != nil { throw UsageError.conflict("--all exports every portfolio; leave out --portfolio") }

@@ -6,7 +6,7 @@ extension Context {
     /// prices refreshed under the reports' 60-second rule (never offline); and how to name them.
     func timeline(all: Bool, currency: String? = nil, refresh: Bool = true) throws -> (timeline: ValueTimeline, title: String) {
         let session = try session()
-        var book = try session.loadBook()
+        var book = try session.repository.loadBook()
         let chosen = try selection(in: book, all: all)
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
         let timeline = try session.timeline(book, portfolios: chosen, refresh: refresh, currency: code, timeZone: timeZone, names: names)
@@ -285,7 +285,7 @@ struct PerformanceCommand: Command {
             var table = Table((all ? [("PORTFOLIO", .left)] : []) + [
                 ("DATE", .left), ("KIND", .left), ("ID", .left), ("ASSET", .left), ("AMOUNT", .right), ("", .left)])
             for f in p.flows {
-                let asset = f.assetId.isEmpty ? "" : session.assetLabel(f.assetId).symbol.uppercased()
+                let asset = f.assetId.isEmpty ? "" : session.resolver.assetLabel(f.assetId).symbol.uppercased()
                 table.add((all ? [.init(TextEscaping.escaped(f.portfolio))] : []) + [
                     .init(f.date.description), .init(f.kind.rawValue), .init(Human.shortID(f.transactionId)), .init(TextEscaping.escaped(asset)),
                     .init(Human.signedMoney(p.money(f.amount))), .init(f.atBasis ? "at basis (no price)" : ""),

@@ -85,14 +85,14 @@ struct PlanAddCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let settings = try session.loadSettings()
+        let settings = try session.repository.loadSettings()
         if all && context.globals.portfolio != nil { throw UsageError.conflict("--all covers every active portfolio; leave out --portfolio") }
         let portfolio = all ? nil : try context.portfolio(in: settings).name
         let plan = InvestmentPlan(name: name, portfolio: portfolio, target: target, byDate: try by.start(in: context.timeZone, now: context.now),
                                   monthly: monthly, expectedReturn: expectedReturn ?? .zero,
                                   startDate: try start?.start(in: context.timeZone, now: context.now) ?? context.now, risk: risk ?? .moderate,
                                   notes: note.flatMap { $0.isEmpty ? nil : $0 })
-        let book = try session.commit(.addPlan(plan), names: context.names).book
+        let book = try session.repository.commit(.addPlan(plan), names: context.names).book
         let g = try PlanText.progress(plan, book: book, context: context)
         if context.json {
             context.printJSON(PlanText.json(plan, g, zone: context.timeZone))
@@ -111,7 +111,7 @@ struct PlanListCommand: Command {
     init(parsing a: inout ArgumentList) throws {}
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         let rows = try book.plans.map { ($0, try PlanText.progress($0, book: book, context: context)) }
         if context.json {
             context.printJSON(.array(rows.map { PlanText.json($0.0, $0.1, zone: context.timeZone) }))
@@ -143,7 +143,7 @@ struct PlanShowCommand: Command {
     init(parsing a: inout ArgumentList) throws { name = try a.popPositional("NAME") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         let p = book.plans[try book.planIndex(name)]
         let g = try PlanText.progress(p, book: book, context: context)
         if context.json {
@@ -209,7 +209,7 @@ struct PlanEditCommand: Command {
         var edit = PlanEdit()
         (edit.target, edit.byDate, edit.monthly, edit.expectedReturn) = (target, byDate, monthly, expectedReturn)
         (edit.risk, edit.status, edit.notes) = (risk, status, note)
-        let (done, book) = try session.commit(.editPlan(name, edit), names: context.names)
+        let (done, book) = try session.repository.commit(.editPlan(name, edit), names: context.names)
         guard let plan = done.plan else { return .success }
         if context.json {
             context.printJSON(PlanText.json(plan, try PlanText.progress(plan, book: book, context: context), zone: context.timeZone))
@@ -229,7 +229,7 @@ struct PlanRemoveCommand: Command {
     init(parsing a: inout ArgumentList) throws { name = try a.popPositional("NAME") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed = try context.session().commit(.removePlan(name), names: context.names).applied.name ?? name
+        let removed = try context.session().repository.commit(.removePlan(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("removed", .string(removed))]))
         } else {

@@ -72,11 +72,11 @@ struct PortfolioListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let book = try session.loadBook()
+        let book = try session.repository.loadBook()
         let ledger = try context.checkedLedger(book)
-        let prices = session.priceBook(book)  // no network: a listing uses what is known
+        let prices = session.prices.priceBook(book)  // no network: a listing uses what is known
         let shown = book.portfolios.filter { all || $0.active }
-        let rates = session.fxTable(book, prices: prices)
+        let rates = session.prices.fxTable(book, prices: prices)
         // Each portfolio's value in its own base, every balance and holding converted at today's rate; unknown
         // ("—") when anything is unpriced or has no rate, never a part taken for the whole.
         let values: [String: Exact36?] = Dictionary(uniqueKeysWithValues: shown.map { p in
@@ -131,7 +131,7 @@ struct PortfolioAddCommand: Command {
         let currency = try self.currency.map(AssetOptions.currency) ?? "USD"
         let p = Portfolio(name: name, baseCurrency: currency, description: description, createdDate: context.now, trackCash: cash.on == true,
                           costBasisMethod: method ?? .average)
-        let book = try context.session().commit(.addPortfolio(p, openingDeposit: try PortfolioOptions.openingDeposit(cash, context: context)),
+        let book = try context.session().repository.commit(.addPortfolio(p, openingDeposit: try PortfolioOptions.openingDeposit(cash, context: context)),
                                                 names: context.names).book
         if context.json {
             context.printJSON(PortfolioOptions.json(p, book: book, value: .zero))
@@ -191,7 +191,7 @@ struct PortfolioEditCommand: Command {
         var edit = PortfolioEdit()
         (edit.name, edit.currency, edit.description, edit.active, edit.method) = (newName, currency, description, active, method)
         (edit.trackCash, edit.openingDeposit) = (cash.on, try PortfolioOptions.openingDeposit(cash, context: context))
-        let (done, book) = try context.session().commit(.editPortfolio(name, edit), names: context.names)
+        let (done, book) = try context.session().repository.commit(.editPortfolio(name, edit), names: context.names)
         guard let p = done.portfolio else { return .success }
         if context.json {
             context.printJSON(PortfolioOptions.json(p, book: book, value: nil))
@@ -215,7 +215,7 @@ struct PortfolioDefaultCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let chosen = try context.session().commit(.setDefaultPortfolio(name), names: context.names).applied.name ?? name
+        let chosen = try context.session().repository.commit(.setDefaultPortfolio(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("defaultPortfolio", .string(chosen))]))
         } else {
@@ -239,7 +239,7 @@ struct PortfolioRemoveCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed = try context.session().commit(.removePortfolio(name), names: context.names).applied.name ?? name
+        let removed = try context.session().repository.commit(.removePortfolio(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("removed", .string(removed))]))
         } else {

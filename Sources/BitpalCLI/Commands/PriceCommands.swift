@@ -24,12 +24,12 @@ struct PriceSetCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let book = try session.loadSettings()
-        let coin = try session.resolveAsset(self.coin, in: book)
+        let book = try session.repository.loadSettings()
+        let coin = try session.resolver.resolveAsset(self.coin, in: book)
         let when = try date?.start(in: context.timeZone, now: context.now) ?? context.now
         let currency = try TransactionOptions.currency(currency, asset: coin, book: book, portfolio: try context.portfolio(in: book))
         let quote = Quote(coinId: coin.id, price: price, time: when, source: .manual, currency: currency)
-        _ = try session.commit(.setPrice(quote), names: context.names)
+        _ = try session.repository.commit(.setPrice(quote), names: context.names)
         if context.json {
             context.printJSON(ReportJSON.quote(quote, asset: coin, now: context.now))
         } else {
@@ -72,8 +72,8 @@ struct PriceListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let portfolio = try session.loadBook()  // remembers the registered assets, which name their quotes
-        let quotes = session.priceBook(portfolio).latestQuotes.filter { !$0.coinId.hasPrefix("fx:") }  // rates: fx list
+        let portfolio = try session.repository.loadBook()  // remembers the registered assets, which name their quotes
+        let quotes = session.prices.priceBook(portfolio).latestQuotes.filter { !$0.coinId.hasPrefix("fx:") }  // rates: fx list
         if quotes.isEmpty && !context.json {
             context.out("No prices yet. Fetch them with 'bitpal price refresh' or set one with 'bitpal price set COIN PRICE'.\n")
             return .success
@@ -97,9 +97,9 @@ struct PriceHistoryCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let portfolio = try session.loadBook()
-        let coin = try session.resolveAsset(self.coin, in: portfolio)
-        let quotes = session.priceBook(portfolio, scope: PriceHistoryScope(assets: [coin.id], rates: false)).history(coin.id)
+        let portfolio = try session.repository.loadBook()
+        let coin = try session.resolver.resolveAsset(self.coin, in: portfolio)
+        let quotes = session.prices.priceBook(portfolio, scope: PriceHistoryScope(assets: [coin.id], rates: false)).history(coin.id)
         if quotes.isEmpty && !context.json {
             context.out("No prices recorded for \(context.coinLabel(coin.id)) yet.\n")
             return .success
@@ -134,8 +134,8 @@ struct PriceRefreshCommand: Command {
             throw UsageError.conflict("'price refresh' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
         let session = try context.session()
-        _ = try session.networkSettings()
-        let portfolio = try session.loadBook()
+        _ = try session.service.networkSettings()
+        let portfolio = try session.repository.loadBook()
         let ledger = try context.checkedLedger(portfolio)  // a store that breaks a rule still gets its prices
         // Coins only: registered assets are priced by hand and never fetched.
         let held = ledger.openPositions.map(\.assetId).filter { !Asset.isRegisteredID($0) }
@@ -149,7 +149,7 @@ struct PriceRefreshCommand: Command {
             return .success
         }
         // In every portfolio's base, in the same one request.
-        let fetched = try session.fetchPrices(coins, currencies: Array(Set(portfolio.portfolios.map(\.baseCurrency))).sorted(), purpose: .explicit)
+        let fetched = try session.prices.fetchPrices(coins, currencies: Array(Set(portfolio.portfolios.map(\.baseCurrency))).sorted(), purpose: .explicit)
         if !quiet { for w in fetched.warnings { context.warn(w) } }
         if context.json {
             context.printJSON(.object([

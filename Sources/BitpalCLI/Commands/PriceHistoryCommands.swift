@@ -55,8 +55,8 @@ enum PriceFileCommand {
         let bytes = try read(source, context: context)
         let summary: PriceImportSummary
         do {
-            let book = try session.loadSettings()
-            summary = try session.importPrices(bytes, format: format, kind: kind, book: book, portfolio: try context.portfolio(in: book),
+            let book = try session.repository.loadSettings()
+            summary = try session.prices.importPrices(bytes, format: format, kind: kind, book: book, portfolio: try context.portfolio(in: book),
                                                dryRun: dryRun, names: context.names)
         } catch let failure as ImportFailure {
             return ImportProblems.report(failure, context: context)
@@ -175,11 +175,11 @@ struct PriceFetchHistoryCommand: Command {
             throw UsageError.conflict("'price fetch-history' fetches prices, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
         let session = try context.session()
-        _ = try session.networkSettings()
-        let book = try session.loadBook()
+        _ = try session.service.networkSettings()
+        let book = try session.repository.loadBook()
         var ids: [String] = []
         for text in coins {
-            let asset = try session.resolveAsset(text, in: book)
+            let asset = try session.resolver.resolveAsset(text, in: book)
             if Asset.isRegisteredID(asset.id) {
                 throw CommandFailure("\(TextEscaping.escaped(asset.id)) is a registered asset: the price service has no prices for it "
                     + "(import them with 'bitpal price import')")
@@ -195,7 +195,7 @@ struct PriceFetchHistoryCommand: Command {
             let currencies = bases.isEmpty ? [defaultBase] : bases.sorted()
             let quotes: [Quote]
             do {
-                quotes = try session.fetchHistory(coin: id, currencies: currencies, days: days, purpose: .explicit)
+                quotes = try session.prices.fetchHistory(coin: id, currencies: currencies, days: days, purpose: .explicit)
             } catch let error as PriceError {
                 failed.append(.object([("assetId", .string(id)), ("error", .string(error.description))]))
                 guard error == .unknownCoin(id) else {

@@ -7,7 +7,7 @@ extension Context {
     /// held coin's newest quote is over 60 s old, unless offline. Registered assets are never fetched.
     func reports(refresh: Bool, all: Bool, currency: String? = nil, tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
         let session = try session()
-        var book = try session.loadBook()
+        var book = try session.repository.loadBook()
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
         let reports = try session.reports(book, portfolios: try selection(in: book, all: all), refresh: refresh, currency: code, names: names,
                                           tune: tune)

@@ -33,7 +33,7 @@ struct ReportPageCommand: Command {
         let reports = try context.reports(refresh: true, all: all, currency: currency) { $0.keepingDisposals = true }
         let (timeline, _) = try context.timeline(all: all, currency: currency, refresh: false)  // the reports just refreshed
         let session = try context.session()
-        let settings = try session.loadSettings()
+        let settings = try session.repository.loadSettings()
         let portfolio = try context.portfolio(in: settings)
         var page = ReportPage(context: context, reports: reports, timeline: timeline)
         page.title = all ? "All portfolios" : "Portfolio '\(portfolio.name)'"

@@ -97,9 +97,9 @@ struct SavingAddCommand: Command {
         guard amount.units > 0 else { throw PortfolioError.amountNotPositive }
         guard fee < amount else { throw CommandFailure("The fee (\(fee.text)) must be below the amount (\(amount.text))") }
         let session = try context.session()
-        let settings = try session.loadSettings()
+        let settings = try session.repository.loadSettings()
         let portfolio = try context.portfolio(in: settings)
-        let label = try session.resolveAsset(asset, in: settings)
+        let label = try session.resolver.resolveAsset(asset, in: settings)
         if from == .cash && !portfolio.trackCash {
             throw PortfolioError.cashNotTracked(portfolio.name)
         }
@@ -108,7 +108,7 @@ struct SavingAddCommand: Command {
         let plan = SavingPlan(name: name, portfolio: portfolio.name, assetId: label.id, amount: amount, fee: fee, frequency: every,
                               startDay: startDay, from: from, method: manual ? .manual : .automatic,
                               notes: note.flatMap { $0.isEmpty ? nil : $0 })
-        let currency = try session.commit(.addSavingPlan(plan), names: context.names).book.currency(of: plan)
+        let currency = try session.repository.commit(.addSavingPlan(plan), names: context.names).book.currency(of: plan)
         let today = ISODate.dayNumber(of: context.now, in: context.timeZone)
         if !manual && !Asset.isRegisteredID(label.id) && startDay < today - SavingPrices.historyDays + 1 {
             context.warn("the price service's history reaches \(SavingPrices.historyDays) days back: dates before "
@@ -135,7 +135,7 @@ struct SavingListCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         // The whole file, not its settings alone: a listing of a truncated store is refused as every command refuses it.
-        let book = try context.session().loadBook()
+        let book = try context.session().repository.loadBook()
         if context.json {
             context.printJSON(.array(book.savingPlans.map(SavingText.json)))
             return .success
@@ -203,7 +203,7 @@ struct SavingEditCommand: Command {
         var edit = SavingPlanEdit()
         (edit.amount, edit.fee, edit.every, edit.pause, edit.resume) = (amount, fee, every, pause, resume)
         (edit.today, edit.nextDay, edit.notes) = (today, nextDay, note)
-        guard let plan = try context.session().commit(.editSavingPlan(name, edit), names: context.names).applied.savingPlan else { return .success }
+        guard let plan = try context.session().repository.commit(.editSavingPlan(name, edit), names: context.names).applied.savingPlan else { return .success }
         if context.json {
             context.printJSON(SavingText.json(plan))
         } else {
@@ -223,7 +223,7 @@ struct SavingRemoveCommand: Command {
     init(parsing a: inout ArgumentList) throws { name = try a.popPositional("NAME") }
 
     func run(_ context: Context) throws -> ExitCode {
-        let removed = try context.session().commit(.removeSavingPlan(name), names: context.names).applied.name ?? name
+        let removed = try context.session().repository.commit(.removeSavingPlan(name), names: context.names).applied.name ?? name
         if context.json {
             context.printJSON(.object([("removed", .string(removed))]))
         } else {
@@ -310,7 +310,7 @@ struct SavingDueCommand: Command {
             return .success
         }
         var table = Table([("PLAN", .left), ("DATE", .left), ("ASSET", .left), ("AMOUNT", .right), ("REASON", .left)])
-        let book = try session.loadSettings()
+        let book = try session.repository.loadSettings()
         for w in waiting {
             let currency = book.savingPlans.first(named: w.plan).map { book.currency(of: $0) } ?? "USD"
             table.add([TextEscaping.escaped(w.plan), ISODate.dayText(w.day), context.assetLabel(w.assetId).symbol.uppercased(),

@@ -54,7 +54,7 @@ struct TargetSetCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let settings = try session.loadSettings()
+        let settings = try session.repository.loadSettings()
         var weights: [Targets.Weight] = []
         for (c, p) in pairs {
             let target: String
@@ -63,7 +63,7 @@ struct TargetSetCommand: Command {
             } else if by == .type {
                 target = c.lowercased()
             } else {
-                target = try session.resolveAsset(c, in: settings).id
+                target = try session.resolver.resolveAsset(c, in: settings).id
             }
             if weights.contains(where: { $0.target == target }) { throw UsageError.conflict("'\(TextEscaping.escaped(c))' is given twice") }
             weights.append(Targets.Weight(target, p))
@@ -73,7 +73,7 @@ struct TargetSetCommand: Command {
             throw CommandFailure("The targets add up to \(targets.sum?.text ?? "more than can be counted"), not 100")
         }
         let name = try context.portfolio(in: settings).name
-        guard let portfolio = try session.commit(.setTargets(portfolio: name, targets), names: context.names).applied.portfolio else { return .success }
+        guard let portfolio = try session.repository.commit(.setTargets(portfolio: name, targets), names: context.names).applied.portfolio else { return .success }
         if context.json {
             context.printJSON(TargetText.json(portfolio.targets))
         } else {
@@ -92,8 +92,8 @@ struct TargetClearCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        let name = try context.portfolio(in: try session.loadSettings()).name
-        let had = try session.commit(.setTargets(portfolio: name, nil), names: context.names).applied.changed
+        let name = try context.portfolio(in: try session.repository.loadSettings()).name
+        let had = try session.repository.commit(.setTargets(portfolio: name, nil), names: context.names).applied.changed
         if context.json {
             context.printJSON(TargetText.json(nil))
         } else {
@@ -112,7 +112,7 @@ struct TargetShowCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         // The whole file, not its settings alone: a truncated store is refused as every command refuses it.
-        let p = try context.portfolio(in: try session.loadBook())
+        let p = try context.portfolio(in: try session.repository.loadBook())
         if context.json {
             context.printJSON(TargetText.json(p.targets))
             return .success
@@ -155,7 +155,7 @@ struct AllocationCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let reports = try context.reports(refresh: true, all: false)
         let session = try context.session()
-        let portfolio = try context.portfolio(in: try session.loadSettings())
+        let portfolio = try context.portfolio(in: try session.repository.loadSettings())
         let noTarget = "'\(TextEscaping.escaped(portfolio.name))' has no target; set one with 'bitpal target set stock=60 bond=30 cash=10'"
         if portfolio.targets == nil && (deposit != nil || rebalance) { throw CommandFailure(noTarget) }
         // Without a target every held class is shown at target 0 (allocation-plans.md), by asset type.

@@ -75,7 +75,7 @@ enum TransactionOptions {
             if !(t.type == .transferIn && t.priceValue == nil) { s += ", \(earns ? "income" : "total") \(Human.money(Money(t.total, currency)))" }
         }
         s += ", on \(Human.whenLabelled(t.date, in: zone))"
-        if ((try? context.session())?.portfolioCount ?? 1) > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
+        if ((try? context.session())?.resolver.portfolioCount ?? 1) > 1 { s += " in '\(TextEscaping.escaped(t.portfolio))'" }
         if let n = t.notes { s += " — \(TextEscaping.escaped(n))" }
         return s
     }
@@ -101,7 +101,7 @@ enum TransactionOptions {
     /// Adds what `change` asks for (one record, or the two legs of a swap, a move, a cash transfer or
     /// an exchange) through the session's one door, and says what was added.
     static func write(_ change: TransactionChange, context: Context) throws -> ExitCode {
-        let legs = try context.session().commit(change, names: context.names).first ?? []
+        let legs = try context.session().repository.commit(change, names: context.names).first ?? []
         guard !legs.isEmpty else { return .success }
         if context.json {
             context.printJSON(json(legs))
@@ -233,15 +233,15 @@ struct AddCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let now = context.now
-        let book = try session.loadSettings()
+        let book = try session.repository.loadSettings()
         let portfolio = try context.portfolio(in: book)
         let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         let fee = try feeText.map { try ArgumentList.fixed($0, field: "Fee") }
         guard let type = TransactionType(rawValue: kind) else {
             // A swap: a sell of FROM and a buy of TO, both with `total` = the value, linked by the sell's id.
-            let from = try session.resolveAsset(arguments[0], in: book)
-            let to = try session.resolveAsset(arguments[2], in: book)
+            let from = try session.resolver.resolveAsset(arguments[0], in: book)
+            let to = try session.resolver.resolveAsset(arguments[2], in: book)
             if from.id == to.id { throw CommandFailure("A swap needs two different assets (both are \(context.coinLabel(from.id)))") }
             return try TransactionOptions.write(.swap(SwapRequest(
                 portfolio: portfolio.name, from: from.id, fromAmount: try ArgumentList.fixed(arguments[1], field: "Amount"),
@@ -249,7 +249,7 @@ struct AddCommand: Command {
                 value: try ArgumentList.fixed(valueText ?? "0", field: "Value"), fee: fee ?? .zero, currency: currency, fxRate: fxRate,
                 date: when, notes: notes)), context: context)
         }
-        let asset = try session.resolveAsset(arguments[0], in: book)
+        let asset = try session.resolver.resolveAsset(arguments[0], in: book)
         var r = RecordRequest(portfolio: portfolio.name, type: type, assetId: asset.id, amount: .zero, fee: fee, currency: currency,
                               fxRate: fxRate, date: when, notes: notes)
         switch type {
@@ -316,9 +316,9 @@ struct ListCommand: Command {
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
-        let book = try session.loadBook()
+        let book = try session.repository.loadBook()
         let selected = try context.selection(in: book, all: all)
-        let assetId = try asset.map { try session.resolveAsset($0, in: book).id }
+        let assetId = try asset.map { try session.resolver.resolveAsset($0, in: book).id }
         try context.checkedLedger(book, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
         // Linked legs form one line (a swap or a move), keyed by their link.
         var groups: [UUID: [Transaction]] = [:]
@@ -478,13 +478,13 @@ struct EditCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let now = context.now
-        let book = try session.loadSettings()
-        let newAsset = try asset.map { try session.resolveAsset($0, in: book) }
+        let book = try session.repository.loadSettings()
+        let newAsset = try asset.map { try session.resolver.resolveAsset($0, in: book) }
         let newDate = try date?.record(in: context.timeZone, now: now)
         var request = EditRequest(id: id)
         (request.assetId, request.type, request.amount, request.price, request.total) = (newAsset?.id, type, amount, price, total)
         (request.value, request.fee, request.date, request.notes, request.currency, request.fxRate) = (value, fee, newDate, note, currency, fxRate)
-        let edited = try session.commit(.edit(request), names: context.names).first ?? []
+        let edited = try session.repository.commit(.edit(request), names: context.names).first ?? []
         if context.json {
             context.printJSON(TransactionOptions.json(edited))
         } else {
@@ -510,8 +510,8 @@ struct DeleteCommand: Command {
 
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
-        _ = try session.loadSettings()
-        let removed = try session.commit(.delete(ids), names: context.names)
+        _ = try session.repository.loadSettings()
+        let removed = try session.repository.commit(.delete(ids), names: context.names)
         if context.json {
             context.printJSON(.object([("deleted", .array(removed.flatMap { $0 }.map { .string($0.id.uuidString.lowercased()) }))]))
         } else {
@@ -562,12 +562,12 @@ struct MoveCommand: Command {
     func run(_ context: Context) throws -> ExitCode {
         let session = try context.session()
         let now = context.now
-        let book = try session.loadSettings()
+        let book = try session.repository.loadSettings()
         let source = try from.map { try Context.portfolio(named: $0, in: book, option: "--from") } ?? context.portfolio(in: book)
         let target = try Context.portfolio(named: to, in: book, option: "--to")
         // Said before the asset is looked up (the book says it again under its lock).
         if source.name == target.name { throw CommandFailure("--from and --to are both '\(TextEscaping.escaped(source.name))'") }
-        let asset = try session.resolveAsset(self.asset, in: book)
+        let asset = try session.resolver.resolveAsset(self.asset, in: book)
         let when = try date?.record(in: context.timeZone, now: now) ?? .instant(now)
         let notes = note.flatMap { $0.isEmpty ? nil : $0 }
         return try TransactionOptions.write(.move(MoveRequest(assetId: asset.id, amount: amount, from: source.name, to: target.name,

@@ -6,11 +6,11 @@ extension Session {
     ///
     /// - Throws: the fetch's error when prices could not be fetched; then no alert fires and no state changes.
     public func checkAlerts(names: MessageNames) throws -> AlertCheck {
-        let before = try loadBook()
+        let before = try repository.loadBook()
         guard !before.alerts.isEmpty else { return AlertCheck() }
-        var prices = priceBook(before)
+        var prices = prices.priceBook(before)
         if !offline {
-            _ = try networkSettings()
+            _ = try service.networkSettings()
             var stale: [String: Set<String>] = [:]  // currency → coins
             for a in before.alerts where !Asset.isRegisteredID(a.assetId) {
                 let newest = prices.latest(a.assetId, preferring: a.currency)
@@ -18,7 +18,7 @@ extension Session {
                 if !fresh { stale[a.currency, default: []].insert(a.assetId) }
             }
             for (currency, coins) in stale.sorted(by: { $0.key < $1.key }) {
-                let fetched = try fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
+                let fetched = try self.prices.fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
                 for w in fetched.warnings { notify(.service(w)) }
                 prices.add(fetched.quotes)
             }
@@ -28,10 +28,10 @@ extension Session {
         func quote(_ a: PriceAlert) -> Quote? {
             if let q = prices.latest(a.assetId, preferring: a.currency), q.currency == a.currency { return q }
             // The newest quote in each currency: of every alert's asset, the newest before now (and any later).
-            if history == nil { history = priceBook(before, scope: PriceHistoryScope(assets: Set(before.alerts.map(\.assetId)), rates: false, since: now)) }
+            if history == nil { history = self.prices.priceBook(before, scope: PriceHistoryScope(assets: Set(before.alerts.map(\.assetId)), rates: false, since: now)) }
             return history?.history(a.assetId).last { $0.currency == a.currency } ?? prices.latest(a.assetId)
         }
-        return try store.update(now: now, names: names) { book in
+        return try repository.store.update(now: now, names: names) { book in
             var check = AlertCheck()
             for i in book.alerts.indices {
                 var a = book.alerts[i]

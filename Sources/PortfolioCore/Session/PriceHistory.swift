@@ -24,7 +24,7 @@ public enum PriceImportKind: Sendable {
     case rates
 }
 
-extension Session {
+extension Prices {
     /// Reads a price file into the price cache as imported quotes, all or nothing.
     ///
     /// Each commodity resolves as an ASSET argument does (a registered code, else a coin id or
@@ -63,7 +63,7 @@ extension Session {
                     result = .failure(LineMessage("\(currency) is a currency: import exchange rates with 'bitpal fx import'"))
                 } else {
                     do {
-                        result = .success(try resolveCoin(text).id)
+                        result = .success(try resolver.resolveCoin(text).id)
                     } catch let error as PortfolioError {
                         result = .failure(LineMessage(error.description(names: names)))
                     } catch {
@@ -161,7 +161,7 @@ extension Session {
         let count = packed.count
         let assets = Array(Set(used.map { packed.coins[Int($0)] })).sorted()
         let merge = try priceCache.merge(&packed, now: now, timeZone: timeZone, write: !dryRun)
-        if !dryRun, let broken = merge.setAside { notify(.priceCacheMovedAside(broken)) }
+        if !dryRun, let broken = merge.setAside { notices.send(.priceCacheMovedAside(broken)) }
         return PriceImportSummary(format: format, count: count, assets: assets, merge: merge, dryRun: dryRun,
                                   from: from.map(ISODate.date(millis:)), until: until.map(ISODate.date(millis:)))
     }
@@ -191,13 +191,13 @@ extension Session {
         guard (1...PriceError.maxHistoryDays).contains(days) else { throw PriceError.historyDays(days) }
         var kept: [Quote] = []
         for currency in Array(Set(currencies.map { $0.uppercased() })).sorted() {
-            let fetched = try withPriceService(purpose) { client throws(PriceError) in
+            let fetched = try service.withPriceService(purpose) { client throws(PriceError) in
                 try client.marketChart(coinId: coin, currency: currency, days: days, now: now)
             }
-            for w in fetched.warnings { notify(.service(w)) }
+            for w in fetched.warnings { notices.send(.service(w)) }
             let daily = Self.lastOfEachDay(fetched.quotes, timeZone: timeZone)
             if !daily.isEmpty, let broken = try priceCache.merge(daily, now: now, timeZone: timeZone).setAside {
-                notify(.priceCacheMovedAside(broken))
+                notices.send(.priceCacheMovedAside(broken))
             }
             kept += daily
         }

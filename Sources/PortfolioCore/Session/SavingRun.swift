@@ -221,8 +221,8 @@ extension Book {
 extension Session {
     /// What saving plans are priced with: every quote and every rate known over time.
     func savingPrices(_ book: Book, timeZone: TimeZone) -> SavingPrices {
-        let prices = priceBook(book, scope: PriceHistoryScope(assets: Set(book.savingPlans.map(\.assetId)), rates: true))
-        return SavingPrices(prices: prices, rates: historyRates(book, prices: prices), timeZone: timeZone)
+        let prices = prices.priceBook(book, scope: PriceHistoryScope(assets: Set(book.savingPlans.map(\.assetId)), rates: true))
+        return SavingPrices(prices: prices, rates: self.prices.historyRates(book, prices: prices), timeZone: timeZone)
     }
 
     /// `saving run`: every open due date of every active automatic plan up to today, oldest first,
@@ -236,7 +236,7 @@ extension Session {
     /// plans go on.
     public func runSavingPlans(timeZone: TimeZone, dryRun: Bool, names: MessageNames) throws -> SavingRunResult {
         let today = ISODate.dayNumber(of: now, in: timeZone)
-        let before = try loadBook()
+        let before = try repository.loadBook()
         var failed: [String: Error] = [:]
         if !offline {
             failed = fetchSavingPrices(before, today: today, prices: savingPrices(before, timeZone: timeZone))
@@ -245,7 +245,7 @@ extension Session {
         prices.names = names
         prices.failed = failed
         let firstFailure = failed.sorted { $0.key < $1.key }.first?.value
-        return try store.update(now: now, names: names) { book in
+        return try repository.store.update(now: now, names: names) { book in
             var run = SavingRunResult(serviceFailure: firstFailure)
             let original = book
             record(into: &book, run: &run, today: today, prices: prices)
@@ -352,7 +352,7 @@ extension Session {
     /// or written.
     public func waitingSavingDates(timeZone: TimeZone, names: MessageNames) throws -> [SavingWaiting] {
         let today = ISODate.dayNumber(of: now, in: timeZone)
-        var book = try loadBook()
+        var book = try repository.loadBook()
         var prices = savingPrices(book, timeZone: timeZone)
         prices.names = names
         var waiting: [SavingWaiting] = []
@@ -381,9 +381,9 @@ extension Session {
     /// `saving confirm`: records the oldest open due date of the plan named `name` at `price` (default:
     /// the run's rule, from what is known), dated `date` (default the due date), and moves the plan on.
     public func confirmSavingDate(name: String, price given: Fixed18?, date: RecordDate?, timeZone: TimeZone, names: MessageNames) throws -> SavingRecorded {
-        let known = try loadBook()
+        let known = try repository.loadBook()
         let prices = savingPrices(known, timeZone: timeZone)
-        return try store.update(now: now, names: names) { book in
+        return try repository.store.update(now: now, names: names) { book in
             guard let i = book.savingPlans.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw SavingPlanError.notFound(name)
             }
@@ -438,7 +438,7 @@ extension Session {
             // price however long the machine was off.
             let days = Int(min(SavingPrices.historyDays, max(91, today - need.oldest + 1)))
             do {
-                _ = try fetchHistory(coin: need.coin, currencies: [need.currency], days: days, purpose: .explicit)
+                _ = try self.prices.fetchHistory(coin: need.coin, currencies: [need.currency], days: days, purpose: .explicit)
             } catch let error as PriceError {
                 if case .unknownCoin = error { failed[key] = UnknownCoinFailure(underlying: error) } else { failed[key] = error }
             } catch {
@@ -447,7 +447,7 @@ extension Session {
         }
         for (currency, coins) in current.sorted(by: { $0.key < $1.key }) {
             do {
-                let fetched = try fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
+                let fetched = try self.prices.fetchPrices(coins.sorted(), currencies: [currency], purpose: .explicit)
                 for w in fetched.warnings { notify(.service(w)) }
                 for coin in fetched.missing {
                     failed[SavingPrices.key(coin, currency)] = UnknownCoinFailure(underlying: PriceError.unknownCoin(coin))

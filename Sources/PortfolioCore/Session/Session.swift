@@ -93,110 +93,37 @@ public struct NetworkFailure: Equatable, Sendable {
     public var retryAfter: Date
 }
 
-/// One run of bitpal against one data folder: the store, the price cache, the coin list and the
-/// price service, and the names of what they hold. The front end parses arguments and renders;
-/// everything that reads, fetches, resolves or replays is here.
+/// One run of bitpal against one data folder, in parts: the book (`repository`), prices and rates
+/// (`prices`), names (`resolver`) and the price service (`service`); and the reports made of them.
+/// The front end parses arguments and renders; everything that reads, fetches, resolves or replays is here.
 public final class Session {
     public let directory: String
     public let now: Date
     public let offline: Bool
     /// The zone of calendar days (see `SessionEnvironment.timeZone`).
     public let timeZone: TimeZone
-    private let environment: SessionEnvironment
+    public let service: PriceService
+    public let resolver: Resolver
+    public let prices: Prices
+    public let repository: Repository
+    private let notices: Notices
     /// Receives every warning; the front end words it.
-    public var notify: (SessionNotice) -> Void
+    public var notify: (SessionNotice) -> Void {
+        get { notices.send }
+        set { notices.send = newValue }
+    }
 
     public init(_ environment: SessionEnvironment, notify: @escaping (SessionNotice) -> Void = { _ in }) {
-        self.environment = environment
-        self.directory = environment.directory
-        self.now = environment.now
-        self.offline = environment.offline
-        self.timeZone = environment.timeZone
-        self.notify = notify
-    }
-
-    public var store: PortfolioStore {
-        var store = PortfolioStore(directory: directory, timeZone: timeZone)
-        nonisolated(unsafe) let notify = self.notify
-        store.migrated = { notify(.storeMigrated(backup: $0, days: $1)) }
-        return store
-    }
-    public var priceCache: PriceCache { PriceCache(directory: directory) }
-    public var catalogCache: CatalogCache { CatalogCache(directory: directory) }
-
-    // MARK: The book
-
-    /// Registered assets of the book last read (for naming them).
-    public private(set) var registeredAssets: [String: Asset] = [:]
-    /// How many portfolios the book last read has (messages name the portfolio when there are several).
-    public private(set) var portfolioCount = 1
-    /// The price cache's rates, read at most once a run (an import may ask for a rate on every row).
-    private let cachedRatesBox = Once<[FXRate]>()
-
-    /// Reads the whole store and remembers what names need of it.
-    public func loadBook() throws -> Book {
-        var book = try store.load()
-        remember(book)
-        book.moreRates = cachedRates
-        return book
-    }
-
-    /// The price cache's fetched and imported rates, read when a book's own table has none for a
-    /// record (`Book.moreRates`).
-    public var cachedRates: @Sendable () -> [FXRate] {
-        let box = cachedRatesBox
-        return { [priceCache] in
-            box.value { (try? priceCache.loadHistory(.rates)).map { Session.cachedRates(PriceBook(fetched: $0)) } ?? [] }
-        }
-    }
-
-    /// The portfolios and registered assets only, for commands that resolve arguments and then
-    /// write through the store (which reads the whole book under its lock).
-    public func loadSettings() throws -> Book {
-        var book = try store.loadSettings()
-        remember(book)
-        book.moreRates = cachedRates
-        return book
-    }
-
-    /// Makes `change` to the book through the store (which checks the whole history under its lock):
-    /// the records added, changed or removed, grouped by link. Rates come from the book's table and
-    /// the price cache, as every report finds them.
-    public func commit(_ change: TransactionChange, names: MessageNames) throws -> [[Transaction]] {
-        let store = self.store
-        let rates = cachedRates
-        return try store.update(now: now, names: names) { book in
-            book.moreRates = rates
-            return (true, try book.apply(change, now: now, lines: { (try? store.transactionLines()) ?? [] }))
-        }
-    }
-
-    /// Makes a setting change through the store: what it did, and the book as written.
-    public func commit(_ change: SettingChange, names: MessageNames) throws -> (applied: SettingApplied, book: Book) {
-        try store.update(now: now, names: names) { book in
-            let done = try book.apply(change, now: now)
-            return (done.changed, (done, book))
-        }
-    }
-
-    /// Imports `document` through the store, all or nothing (`TransactionImport.merge`): into
-    /// `portfolio` where a row names none, rates found as every report finds them; with `dryRun`,
-    /// what it would do, writing nothing.
-    public func commitImport(_ document: ImportDocument, portfolio: String, allowDuplicates: Bool, dryRun: Bool, names: MessageNames,
-                             resolveAsset: (String) throws -> String) throws -> ImportOutcome {
-        let rates = cachedRates
-        return try store.update(now: now, names: names) { book in
-            book.moreRates = rates  // a row in another currency finds fetched and imported rates too
-            let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now, allowDuplicates: allowDuplicates,
-                                                      timeZone: timeZone, names: names, resolveAsset: resolveAsset)
-            return (!dryRun && outcome.changesStore, outcome)
-        }
-    }
-
-    /// Keeps the registered assets and the portfolio count for naming things.
-    public func remember(_ book: Book) {
-        registeredAssets = Dictionary(book.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        portfolioCount = book.portfolios.count
+        directory = environment.directory
+        now = environment.now
+        offline = environment.offline
+        timeZone = environment.timeZone
+        let notices = Notices(notify)
+        self.notices = notices
+        service = PriceService(environment)
+        resolver = Resolver(environment, service: service, notices: notices)
+        prices = Prices(environment, service: service, resolver: resolver, notices: notices)
+        repository = Repository(environment, prices: prices, resolver: resolver, notices: notices)
     }
 
     /// The replay of `book`; records that break a rule are left out (with `replaying`) and the
@@ -208,6 +135,7 @@ public final class Session {
         tune(&options)
         let checked = book.checked(now: now, replaying: replaying, options: options)
         if !checked.problems.isEmpty {
+            let store = repository.store
             let lines = (try? store.transactionLines()) ?? []
             let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }
             notify(.storeBreaksRules(path: store.path, problems: first, count: checked.problems.count, leftOut: replaying))
@@ -223,9 +151,9 @@ public final class Session {
     public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames,
                         tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
         let ledger = checkedLedger(book, names: names, tune: tune)
-        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: nil)
-        var reports = Reports(ledger: ledger, prices: prices, now: now, portfolios: portfolios, baseCurrency: base, rates: fxTable(book, prices: prices),
-                              asset: assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
+        let (quotes, base) = try reportPrices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: nil)
+        var reports = Reports(ledger: ledger, prices: quotes, now: now, portfolios: portfolios, baseCurrency: base,
+                              rates: prices.fxTable(book, prices: quotes), asset: resolver.assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
         reports.portfolioBases = Dictionary(book.portfolios.map { ($0.name, $0.baseCurrency) }, uniquingKeysWith: { a, _ in a })
         return reports
     }
@@ -234,18 +162,18 @@ public final class Session {
     /// `currency`, else the portfolios' common base, else the default portfolio's. With `refresh`, the
     /// held coins' quotes (in every base they are shown in, one request) and the rates are refreshed
     /// first under the reports' rule (over 60 s old, never offline, not after a recent failure).
-    func prices(_ book: Book, ledger: Ledger, portfolios: Set<String>, currency: String?, refresh: Bool,
-                history: PriceHistoryScope?) throws -> (prices: PriceBook, base: String) {
-        var prices = priceBook(book, scope: history)
+    func reportPrices(_ book: Book, ledger: Ledger, portfolios: Set<String>, currency: String?, refresh: Bool,
+                      history: PriceHistoryScope?) throws -> (prices: PriceBook, base: String) {
+        var quotes = prices.priceBook(book, scope: history)
         let bases = Set(book.portfolios.filter { portfolios.contains($0.name) }.map(\.baseCurrency))
         let base = currency ?? (bases.count == 1 ? bases.first ?? "USD" : book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? "USD")
         if refresh {
             let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
                 .map(\.assetId)
-            prices = try refreshIfNeeded(coins: coins, book: prices, currencies: Array(bases.union([base])).sorted())
-            prices = refreshRatesIfNeeded(book, prices: prices, history: history)
+            quotes = try prices.refreshIfNeeded(coins: coins, book: quotes, currencies: Array(bases.union([base])).sorted())
+            quotes = prices.refreshRatesIfNeeded(book, prices: quotes, history: history)
         }
-        return (Self.withTradePrices(prices, book: book, ledger: ledger, portfolios: portfolios), base)
+        return (Self.withTradePrices(quotes, book: book, ledger: ledger, portfolios: portfolios), base)
     }
 
     /// `prices` with a quote at each trade of an asset the portfolios hold (or held) that has no quote at
@@ -282,316 +210,6 @@ public final class Session {
         return out
     }
 
-    // MARK: Names
-
-    /// How reports and messages name an asset: a registered asset by its code and name, a coin by the catalog.
-    public func assetLabel(_ id: String) -> AssetLabel {
-        if let a = registeredAssets[id] { return AssetLabel(asset: a) }
-        if Asset.isRegisteredID(id) { return AssetLabel.unknown(id) }
-        let c = coin(id: id)
-        return c.name == c.id && c.symbol == c.id ? AssetLabel.unknown(id) : AssetLabel(coin: c)
-    }
-
-    /// A `@Sendable` lookup for reports over `ids`.
-    public func assetLookup(_ ids: some Sequence<String>) -> @Sendable (String) -> AssetLabel {
-        var table: [String: AssetLabel] = [:]
-        for id in ids where table[id] == nil { table[id] = assetLabel(id) }
-        let frozen = table
-        return { id in frozen[id] ?? AssetLabel.unknown(id) }
-    }
-
-    /// What the user typed as an ASSET: a registered code (any case) first, then a coin id or symbol.
-    public func resolveAsset(_ query: String, in book: Book) throws -> AssetLabel {
-        if let code = Asset.code(query), let a = book.asset(id: code) { return AssetLabel(asset: a) }
-        return AssetLabel(coin: try resolveCoin(query))
-    }
-
-    // MARK: Coins
-
-    private var loadedCatalog: CoinCatalog?
-    private var cacheLoaded = false
-    /// One coin-list refresh per run at most, even when many coins are unknown (or the service is down).
-    private var catalogRefreshTried = false
-
-    /// The built-in coins, plus the cached full list once it has been needed.
-    public func catalog(includingCache: Bool = false) -> CoinCatalog {
-        var catalog = loadedCatalog ?? CoinCatalog()
-        if includingCache && !cacheLoaded {
-            cacheLoaded = true
-            do {
-                if let loaded = try catalogCache.load() { catalog.add(loaded.coins) }
-            } catch {
-                notify(.catalogCacheUnreadable(error))
-            }
-        }
-        loadedCatalog = catalog
-        return catalog
-    }
-
-    /// The coin for a stored id: catalog entry, else a stand-in named by its id.
-    public func coin(id: String) -> Coin {
-        if let c = catalog().coin(id: id) { return c }
-        return catalog(includingCache: true).coin(id: id) ?? Coin.unknown(id)
-    }
-
-    /// Resolves what the user typed to a coin.
-    ///
-    /// A close match in the local catalog (built-in coins and the cached list) is answered at once
-    /// with "did you mean", never after a network wait. Only when nothing known is close, and the
-    /// cached list is missing or older than 7 days, is the list fetched (once per run, within the
-    /// reports' short budget, not after a recent network failure).
-    public func resolveCoin(_ query: String) throws -> Coin {
-        if let c = catalog().resolve(query) { return c }
-        if let c = catalog(includingCache: true).resolve(query) { return c }
-        let near = catalog().suggestions(for: query)
-        if near.isEmpty && !offline && !catalogRefreshTried {
-            catalogRefreshTried = true
-            if let failure = rememberedNetworkFailure() {
-                notify(.catalogNotRefreshed(failure, nil))
-            } else {
-                do {
-                    if try refreshCatalogIfOld(), let c = catalog().resolve(query) { return c }
-                } catch let error as PriceError {
-                    notify(.catalogNotRefreshed(nil, error))
-                } catch let error as StoreError {
-                    notify(.catalogNotRefreshed(nil, error))
-                }
-            }
-        }
-        throw PortfolioError.coinNotFound(query: query, suggestions: near.isEmpty ? catalog().suggestions(for: query) : near)
-    }
-
-    /// Fetches the full coin list when the cache is missing or older than 7 days (with the
-    /// reports' short budget); true when it did.
-    @discardableResult
-    public func refreshCatalogIfOld() throws -> Bool {
-        if let loaded = try? catalogCache.load(), now.timeIntervalSince(loaded.fetchedAt) < CatalogCache.maxAge { return false }
-        try updateCatalog(.automatic)
-        return true
-    }
-
-    /// Fetches the full coin list into the cache; the number of coins.
-    @discardableResult
-    public func updateCatalog(_ purpose: NetworkPurpose) throws -> Int {
-        let coins = try withPriceService(purpose) { client throws(PriceError) in try client.coinList() }
-        try catalogCache.save(coins, fetchedAt: now)
-        var catalog = CoinCatalog()
-        catalog.add(coins)
-        loadedCatalog = catalog
-        cacheLoaded = true
-        return coins.count
-    }
-
-    // MARK: The price service
-
-    public static let automaticBudgetSeconds = 3
-    public static let explicitBudgetSeconds = 30
-    /// After a failure, automatic refreshes are skipped this long (reports use the cache at once).
-    public static let failureMemorySeconds: TimeInterval = 300
-
-    /// The budget of this run, fixed at its first network use and shared by every request after it.
-    private var networkBudget: NetworkBudget?
-    private var settings: NetworkSettings?
-
-    /// The network settings, read (and checked) once; throws `PriceError.offline` when offline.
-    public func networkSettings() throws -> NetworkSettings {
-        if offline { throw PriceError.offline }
-        if let settings { return settings }
-        let read = try environment.network()
-        settings = read
-        return read
-    }
-
-    /// A client under this run's one budget.
-    public func priceClient(_ purpose: NetworkPurpose) throws -> CoinGeckoClient {
-        let settings = try networkSettings()
-        let budget = networkBudget ?? NetworkBudget(
-            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
-            clock: environment.clock)
-        networkBudget = budget
-        return CoinGeckoClient(config: settings.config, transport: environment.transport, budget: budget,
-                               secrets: settings.secrets, sleep: environment.sleep)
-    }
-
-    /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
-    public func withPriceService<T>(_ purpose: NetworkPurpose, _ body: (CoinGeckoClient) throws(PriceError) -> T) throws -> T {
-        let client = try priceClient(purpose)
-        do {
-            let result = try body(client)
-            forgetNetworkFailure()
-            return result
-        } catch {
-            rememberNetworkFailure(error, secrets: client.secrets)
-            throw error
-        }
-    }
-
-    private var networkFailurePath: String { directory + "/.network-failure" }
-
-    /// A failure of the last few minutes; `nil` when there is none.
-    public func rememberedNetworkFailure() -> NetworkFailure? {
-        guard let bytes = try? FileSystem.read(networkFailurePath) else { return nil }
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
-        guard let first = lines.first, let at = ISODate.parseTimestamp(utf8: first) else { return nil }
-        let age = now.timeIntervalSince(at)
-        guard age >= 0, age < Self.failureMemorySeconds else { return nil }
-        let reason = lines.count > 1 ? String(decoding: lines[1], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
-        return NetworkFailure(at: at, reason: String(reason.prefix(300)), retryAfter: at.addingTimeInterval(Self.failureMemorySeconds))
-    }
-
-    /// Writes `.network-failure` (the time, then the redacted reason). Best effort.
-    private func rememberNetworkFailure(_ error: PriceError, secrets: [String]) {
-        switch error {
-        case .offline, .unknownCoin, .historyDays, .historyBeyondPlan: return  // the service answered: nothing to wait out
-        default: break
-        }
-        let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, secrets).replacingOccurrences(of: "\n", with: " ") + "\n"
-        try? FileSystem.ensureDirectory(directory)
-        try? FileSystem.writeAtomically(Array(text.utf8), to: networkFailurePath)
-    }
-
-    private func forgetNetworkFailure() { unlink(networkFailurePath) }
-
-    // MARK: Prices
-
-    /// Manual and cached quotes together: the newest of each asset, or with `history` every one.
-    ///
-    /// An unreadable price cache holds nothing the user typed: reports go on with the manual
-    /// prices and a notice (the next refresh moves the file aside and starts afresh).
-    public func priceBook(_ book: Book, history: Bool = false) -> PriceBook {
-        priceBook(book, scope: history ? .everything : nil)
-    }
-
-    /// Manual and cached quotes together: the newest of each asset, or with a `scope` the history
-    /// it asks for (and the newest quote of everything else).
-    public func priceBook(_ book: Book, scope: PriceHistoryScope?) -> PriceBook {
-        do {
-            let fetched: [Quote]
-            if let scope { fetched = try priceCache.loadHistory(scope) } else { fetched = try priceCache.loadLatest() }
-            return PriceBook(manual: book.manualPrices, fetched: fetched)
-        } catch {
-            notify(.priceCacheUnreadable(error))
-            return PriceBook(manual: book.manualPrices, fetched: [])
-        }
-    }
-
-    /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
-    public func fetchPrices(_ coins: [String], currencies: [String] = ["USD"], purpose: NetworkPurpose) throws -> FetchedPrices {
-        let fetched = try withPriceService(purpose) { client throws(PriceError) in
-            try client.prices(for: coins, currencies: currencies, now: now)
-        }
-        if !fetched.quotes.isEmpty, let broken = try priceCache.append(fetched.quotes, now: now, timeZone: timeZone) {
-            notify(.priceCacheMovedAside(broken))
-        }
-        return fetched
-    }
-
-    // MARK: Exchange rates
-
-    /// Fetched rates live in the price cache as quotes of `fx:FROM/TO` (units of TO per FROM).
-    public static func rateQuoteID(from: String, to: String) -> String { "fx:\(from)/\(to)" }
-
-    /// What `fx refresh` fetched, and the currencies the service had no rate for.
-    public struct RefreshedRates: Sendable {
-        public var rates: [FXRate]
-        public var missing: [String]
-    }
-
-    /// One request to the price service's `/exchange_rates`: the rate of every currency the book uses
-    /// (and USD, the currency of fetched prices) into every portfolio's base, kept in the price cache.
-    public func refreshRates(_ book: Book, purpose: NetworkPurpose) throws -> RefreshedRates {
-        let perBitcoin = try withPriceService(purpose) { client throws(PriceError) in try client.exchangeRates() }
-        let currencies = currencies(of: book)
-        var rates: [FXRate] = []
-        var missing = Set<String>()
-        for base in Set(book.portfolios.map(\.baseCurrency)).sorted() {
-            for c in currencies.sorted() where c != base {
-                // FROM→TO = value[TO] ÷ value[FROM], both "units per 1 BTC"; rounded half-up at 18 decimals.
-                guard let to = perBitcoin[base.lowercased()] else { missing.insert(base); continue }
-                guard let from = perBitcoin[c.lowercased()] else { missing.insert(c); continue }
-                var exact = to / from, rounded = Decimal()
-                NSDecimalRound(&rounded, &exact, 18, .plain)
-                guard let rate = Fixed18(rounded), rate.units > 0 else { missing.insert(c); continue }
-                rates.append(FXRate(from: c, to: base, rate: rate, date: now, source: .coingecko))
-            }
-        }
-        let quotes = rates.map {
-            Quote(coinId: Self.rateQuoteID(from: $0.from, to: $0.to), price: $0.rate.decimal, time: now, source: .coingecko, currency: $0.to)
-        }
-        if !quotes.isEmpty, let broken = try priceCache.append(quotes, now: now, timeZone: timeZone) { notify(.priceCacheMovedAside(broken)) }
-        return RefreshedRates(rates: rates, missing: missing.sorted())
-    }
-
-    /// The currencies the book's money is in (USD included: fetched prices are in it).
-    private func currencies(of book: Book) -> Set<String> {
-        var currencies: Set<String> = ["USD"]
-        for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
-        for a in book.assets { currencies.insert(a.currency) }
-        for q in book.manualPrices { currencies.insert(q.currency) }
-        for r in book.fxRates { currencies.formUnion([r.from, r.to]) }
-        return currencies
-    }
-
-    /// Reports refresh the rates with the prices, under the same rules: only when money in another
-    /// currency than a base is in use and the newest fetched rate is over 60 s old, not offline, not
-    /// after a recent failure; a failure is a notice and the last known rates are used.
-    func refreshRatesIfNeeded(_ book: Book, prices: PriceBook, history: PriceHistoryScope? = nil) -> PriceBook {
-        guard !offline else { return prices }
-        let bases = Set(book.portfolios.map(\.baseCurrency))
-        guard !currencies(of: book).union(bases).subtracting(bases).isEmpty || bases.count > 1 else { return prices }
-        let newest = prices.latestQuotes.filter { $0.coinId.hasPrefix("fx:") }.map(\.time).max()
-        if let newest, now.timeIntervalSince(newest) < 60 { return prices }
-        // After a recent failure the prices' refresh (just before) has said so: not twice.
-        if rememberedNetworkFailure() != nil { return prices }
-        do {
-            _ = try refreshRates(book, purpose: .automatic)
-            return priceBook(book, scope: history)
-        } catch {
-            notify(.pricesNotRefreshed(error))
-            return prices
-        }
-    }
-
-    /// The rate table reports use: rates typed by hand, then the fetched and imported ones of the
-    /// price cache (every one `prices` holds: the newest of each pair, or with a history book all of them).
-    public func fxTable(_ book: Book, prices: PriceBook) -> FXTable {
-        var rates = book.fxRates
-        for newest in prices.latestQuotes where newest.coinId.hasPrefix("fx:") {
-            let pair = newest.coinId.dropFirst(3).split(separator: "/").map(String.init)
-            guard pair.count == 2 else { continue }
-            for q in prices.history(newest.coinId) {
-                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
-                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
-            }
-        }
-        return FXTable(rates)
-    }
-
-    /// Refreshes when any of `coins` has a newest quote over 60 s old, within the short budget; on
-    /// failure (or after one in the last few minutes) reports a notice and keeps the cache.
-    /// Throws only for bad network settings (checked whenever online).
-    public func refreshIfNeeded(coins: [String], book: PriceBook, currencies: [String] = ["USD"]) throws -> PriceBook {
-        guard !offline else { return book }
-        _ = try networkSettings()
-        let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: now)
-        guard !stale.isEmpty else { return book }
-        if let failure = rememberedNetworkFailure() {
-            notify(.pricesNotRefreshedRecently(failure, known: !book.isEmpty))
-            return book
-        }
-        do {
-            var updated = book
-            let fetched = try fetchPrices(stale, currencies: currencies, purpose: .automatic)
-            for w in fetched.warnings { notify(.service(w)) }
-            updated.add(fetched.quotes)
-            return updated
-        } catch let error as PriceError {
-            notify(.pricesNotRefreshed(error))
-        } catch let error as StoreError {
-            notify(.pricesNotRefreshed(error))
-        }
-        return book
-    }
 }
 
 /// One cost-basis method's figures for a portfolio (`compare`).

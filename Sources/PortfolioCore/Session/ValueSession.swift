@@ -16,30 +16,12 @@ extension Session {
         let mine = ledger.changes.filter { portfolios.contains($0.transaction.portfolio) }
         let scope = PriceHistoryScope(assets: Set(mine.map(\.transaction.assetId).filter { !$0.isEmpty }), rates: true,
                                       since: mine.lazy.map(\.transaction.date).min())
-        let (prices, base) = try prices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: scope)
+        let (quotes, base) = try reportPrices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: scope)
         var chosen: [String: ValueTimeline.PortfolioInfo] = [:]
         for p in book.portfolios where portfolios.contains(p.name) {
             chosen[p.name] = ValueTimeline.PortfolioInfo(baseCurrency: p.baseCurrency, tracksCash: p.trackCash)
         }
-        return ValueTimeline(changes: ledger.changes, portfolios: chosen, prices: prices, fxRates: historyRates(book, prices: prices),
+        return ValueTimeline(changes: ledger.changes, portfolios: chosen, prices: quotes, fxRates: prices.historyRates(book, prices: quotes),
                              currency: base, timeZone: timeZone, now: now)
-    }
-
-    /// Every rate known over time: those typed by hand (in recording order), then every fetched
-    /// or imported `fx:FROM/TO` quote of the price history, oldest first.
-    public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] { book.fxRates + Self.cachedRates(prices) }
-
-    /// The fetched and imported rates among `prices` (`fx:FROM/TO` quotes), oldest first per pair.
-    public static func cachedRates(_ prices: PriceBook) -> [FXRate] {
-        var rates: [FXRate] = []
-        for newest in prices.latestQuotes where newest.coinId.hasPrefix("fx:") {
-            let pair = newest.coinId.dropFirst(3).split(separator: "/").map(String.init)
-            guard pair.count == 2 else { continue }
-            for q in prices.history(newest.coinId) {
-                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
-                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
-            }
-        }
-        return rates
     }
 }

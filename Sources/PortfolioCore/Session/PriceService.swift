@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a session's notices go: the one place every part of it sends them (the front end words them).
+public final class Notices {
+    public var send: (SessionNotice) -> Void
+
+    public init(_ send: @escaping (SessionNotice) -> Void) { self.send = send }
+}
+
+/// The price service as one run uses it: its settings read once, one time budget shared by every
+/// request, and the memory of a recent failure (`.network-failure` in the data folder).
+public final class PriceService {
+    public let directory: String
+    public let now: Date
+    public let offline: Bool
+    private let environment: SessionEnvironment
+
+    public init(_ environment: SessionEnvironment) {
+        self.environment = environment
+        directory = environment.directory
+        now = environment.now
+        offline = environment.offline
+    }
+
+    public static let automaticBudgetSeconds = 3
+    public static let explicitBudgetSeconds = 30
+    /// After a failure, automatic refreshes are skipped this long (reports use the cache at once).
+    public static let failureMemorySeconds: TimeInterval = 300
+
+    /// The budget of this run, fixed at its first network use and shared by every request after it.
+    private var networkBudget: NetworkBudget?
+    private var settings: NetworkSettings?
+
+    /// The network settings, read (and checked) once; throws `PriceError.offline` when offline.
+    public func networkSettings() throws -> NetworkSettings {
+        if offline { throw PriceError.offline }
+        if let settings { return settings }
+        let read = try environment.network()
+        settings = read
+        return read
+    }
+
+    /// A client under this run's one budget.
+    public func priceClient(_ purpose: NetworkPurpose) throws -> CoinGeckoClient {
+        let settings = try networkSettings()
+        let budget = networkBudget ?? NetworkBudget(
+            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
+            clock: environment.clock)
+        networkBudget = budget
+        return CoinGeckoClient(config: settings.config, transport: environment.transport, budget: budget,
+                               secrets: settings.secrets, sleep: environment.sleep)
+    }
+
+    /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
+    public func withPriceService<T>(_ purpose: NetworkPurpose, _ body: (CoinGeckoClient) throws(PriceError) -> T) throws -> T {
+        let client = try priceClient(purpose)
+        do {
+            let result = try body(client)
+            forgetNetworkFailure()
+            return result
+        } catch {
+            rememberNetworkFailure(error, secrets: client.secrets)
+            throw error
+        }
+    }
+
+    private var networkFailurePath: String { directory + "/.network-failure" }
+
+    /// A failure of the last few minutes; `nil` when there is none.
+    public func rememberedNetworkFailure() -> NetworkFailure? {
+        guard let bytes = try? FileSystem.read(networkFailurePath) else { return nil }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = lines.first, let at = ISODate.parseTimestamp(utf8: first) else { return nil }
+        let age = now.timeIntervalSince(at)
+        guard age >= 0, age < Self.failureMemorySeconds else { return nil }
+        let reason = lines.count > 1 ? String(decoding: lines[1], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        return NetworkFailure(at: at, reason: String(reason.prefix(300)), retryAfter: at.addingTimeInterval(Self.failureMemorySeconds))
+    }
+
+    /// Writes `.network-failure` (the time, then the redacted reason). Best effort.
+    private func rememberNetworkFailure(_ error: PriceError, secrets: [String]) {
+        switch error {
+        case .offline, .unknownCoin, .historyDays, .historyBeyondPlan: return  // the service answered: nothing to wait out
+        default: break
+        }
+        let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, secrets).replacingOccurrences(of: "\n", with: " ") + "\n"
+        try? FileSystem.ensureDirectory(directory)
+        try? FileSystem.writeAtomically(Array(text.utf8), to: networkFailurePath)
+    }
+
+    private func forgetNetworkFailure() { unlink(networkFailurePath) }
+
+}

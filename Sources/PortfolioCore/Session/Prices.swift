@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Prices and rates: the price cache with the prices set by hand, the quotes and rates reports use,
+/// and fetching them from the price service under its rules.
+public final class Prices {
+    public let directory: String
+    public let now: Date
+    public let offline: Bool
+    /// The zone of calendar days (the days the price cache keeps one quote of, bare dates in price files).
+    public let timeZone: TimeZone
+    let service: PriceService
+    let resolver: Resolver
+    let notices: Notices
+    public var priceCache: PriceCache { PriceCache(directory: directory) }
+    /// The price cache's rates, read at most once a run (an import may ask for a rate on every row).
+    private let cachedRatesBox = Once<[FXRate]>()
+
+    public init(_ environment: SessionEnvironment, service: PriceService, resolver: Resolver, notices: Notices) {
+        directory = environment.directory
+        now = environment.now
+        offline = environment.offline
+        timeZone = environment.timeZone
+        self.service = service
+        self.resolver = resolver
+        self.notices = notices
+    }
+
+    /// The price cache's fetched and imported rates, read when a book's own table has none for a
+    /// record (`Book.moreRates`).
+    public var cachedRates: @Sendable () -> [FXRate] {
+        let box = cachedRatesBox
+        return { [priceCache] in
+            box.value { (try? priceCache.loadHistory(.rates)).map { Prices.cachedRates(PriceBook(fetched: $0)) } ?? [] }
+        }
+    }
+
+    /// Manual and cached quotes together: the newest of each asset, or with `history` every one.
+    ///
+    /// An unreadable price cache holds nothing the user typed: reports go on with the manual
+    /// prices and a notice (the next refresh moves the file aside and starts afresh).
+    public func priceBook(_ book: Book, history: Bool = false) -> PriceBook {
+        priceBook(book, scope: history ? .everything : nil)
+    }
+
+    /// Manual and cached quotes together: the newest of each asset, or with a `scope` the history
+    /// it asks for (and the newest quote of everything else).
+    public func priceBook(_ book: Book, scope: PriceHistoryScope?) -> PriceBook {
+        do {
+            let fetched: [Quote]
+            if let scope { fetched = try priceCache.loadHistory(scope) } else { fetched = try priceCache.loadLatest() }
+            return PriceBook(manual: book.manualPrices, fetched: fetched)
+        } catch {
+            notices.send(.priceCacheUnreadable(error))
+            return PriceBook(manual: book.manualPrices, fetched: [])
+        }
+    }
+
+    /// Fetches `coins` in one batch and appends the quotes to the cache (under the cache lock only).
+    public func fetchPrices(_ coins: [String], currencies: [String] = ["USD"], purpose: NetworkPurpose) throws -> FetchedPrices {
+        let fetched = try service.withPriceService(purpose) { client throws(PriceError) in
+            try client.prices(for: coins, currencies: currencies, now: now)
+        }
+        if !fetched.quotes.isEmpty, let broken = try priceCache.append(fetched.quotes, now: now, timeZone: timeZone) {
+            notices.send(.priceCacheMovedAside(broken))
+        }
+        return fetched
+    }
+
+    // MARK: Exchange rates
+
+    /// Fetched rates live in the price cache as quotes of `fx:FROM/TO` (units of TO per FROM).
+    public static func rateQuoteID(from: String, to: String) -> String { "fx:\(from)/\(to)" }
+
+    /// What `fx refresh` fetched, and the currencies the service had no rate for.
+    public struct RefreshedRates: Sendable {
+        public var rates: [FXRate]
+        public var missing: [String]
+    }
+
+    /// One request to the price service's `/exchange_rates`: the rate of every currency the book uses
+    /// (and USD, the currency of fetched prices) into every portfolio's base, kept in the price cache.
+    public func refreshRates(_ book: Book, purpose: NetworkPurpose) throws -> RefreshedRates {
+        let perBitcoin = try service.withPriceService(purpose) { client throws(PriceError) in try client.exchangeRates() }
+        let currencies = currencies(of: book)
+        var rates: [FXRate] = []
+        var missing = Set<String>()
+        for base in Set(book.portfolios.map(\.baseCurrency)).sorted() {
+            for c in currencies.sorted() where c != base {
+                // FROM→TO = value[TO] ÷ value[FROM], both "units per 1 BTC"; rounded half-up at 18 decimals.
+                guard let to = perBitcoin[base.lowercased()] else { missing.insert(base); continue }
+                guard let from = perBitcoin[c.lowercased()] else { missing.insert(c); continue }
+                var exact = to / from, rounded = Decimal()
+                NSDecimalRound(&rounded, &exact, 18, .plain)
+                guard let rate = Fixed18(rounded), rate.units > 0 else { missing.insert(c); continue }
+                rates.append(FXRate(from: c, to: base, rate: rate, date: now, source: .coingecko))
+            }
+        }
+        let quotes = rates.map {
+            Quote(coinId: Self.rateQuoteID(from: $0.from, to: $0.to), price: $0.rate.decimal, time: now, source: .coingecko, currency: $0.to)
+        }
+        if !quotes.isEmpty, let broken = try priceCache.append(quotes, now: now, timeZone: timeZone) { notices.send(.priceCacheMovedAside(broken)) }
+        return RefreshedRates(rates: rates, missing: missing.sorted())
+    }
+
+    /// The currencies the book's money is in (USD included: fetched prices are in it).
+    private func currencies(of book: Book) -> Set<String> {
+        var currencies: Set<String> = ["USD"]
+        for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
+        for a in book.assets { currencies.insert(a.currency) }
+        for q in book.manualPrices { currencies.insert(q.currency) }
+        for r in book.fxRates { currencies.formUnion([r.from, r.to]) }
+        return currencies
+    }
+
+    /// Reports refresh the rates with the prices, under the same rules: only when money in another
+    /// currency than a base is in use and the newest fetched rate is over 60 s old, not offline, not
+    /// after a recent failure; a failure is a notice and the last known rates are used.
+    func refreshRatesIfNeeded(_ book: Book, prices: PriceBook, history: PriceHistoryScope? = nil) -> PriceBook {
+        guard !offline else { return prices }
+        let bases = Set(book.portfolios.map(\.baseCurrency))
+        guard !currencies(of: book).union(bases).subtracting(bases).isEmpty || bases.count > 1 else { return prices }
+        let newest = prices.latestQuotes.filter { $0.coinId.hasPrefix("fx:") }.map(\.time).max()
+        if let newest, now.timeIntervalSince(newest) < 60 { return prices }
+        // After a recent failure the prices' refresh (just before) has said so: not twice.
+        if service.rememberedNetworkFailure() != nil { return prices }
+        do {
+            _ = try refreshRates(book, purpose: .automatic)
+            return priceBook(book, scope: history)
+        } catch {
+            notices.send(.pricesNotRefreshed(error))
+            return prices
+        }
+    }
+
+    /// The rate table reports use: rates typed by hand, then the fetched and imported ones of the
+    /// price cache (every one `prices` holds: the newest of each pair, or with a history book all of them).
+    public func fxTable(_ book: Book, prices: PriceBook) -> FXTable { FXTable(historyRates(book, prices: prices)) }
+
+    /// Refreshes when any of `coins` has a newest quote over 60 s old, within the short budget; on
+    /// failure (or after one in the last few minutes) reports a notice and keeps the cache.
+    /// Throws only for bad network settings (checked whenever online).
+    public func refreshIfNeeded(coins: [String], book: PriceBook, currencies: [String] = ["USD"]) throws -> PriceBook {
+        guard !offline else { return book }
+        _ = try service.networkSettings()
+        let stale = book.needsRefresh(Array(Set(coins)).sorted(), now: now)
+        guard !stale.isEmpty else { return book }
+        if let failure = service.rememberedNetworkFailure() {
+            notices.send(.pricesNotRefreshedRecently(failure, known: !book.isEmpty))
+            return book
+        }
+        do {
+            var updated = book
+            let fetched = try fetchPrices(stale, currencies: currencies, purpose: .automatic)
+            for w in fetched.warnings { notices.send(.service(w)) }
+            updated.add(fetched.quotes)
+            return updated
+        } catch let error as PriceError {
+            notices.send(.pricesNotRefreshed(error))
+        } catch let error as StoreError {
+            notices.send(.pricesNotRefreshed(error))
+        }
+        return book
+    }
+
+    /// Every rate known over time: those typed by hand (in recording order), then every fetched
+    /// or imported `fx:FROM/TO` quote of the price history, oldest first.
+    public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] { book.fxRates + Self.cachedRates(prices) }
+
+    /// The fetched and imported rates among `prices` (`fx:FROM/TO` quotes), oldest first per pair.
+    public static func cachedRates(_ prices: PriceBook) -> [FXRate] {
+        var rates: [FXRate] = []
+        for newest in prices.latestQuotes where newest.coinId.hasPrefix("fx:") {
+            let pair = newest.coinId.dropFirst(3).split(separator: "/").map(String.init)
+            guard pair.count == 2 else { continue }
+            for q in prices.history(newest.coinId) {
+                guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
+                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
+            }
+        }
+        return rates
+    }
+}

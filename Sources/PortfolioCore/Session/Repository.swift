@@ -1,0 +1,80 @@
+import Foundation
+
+/// The book: the store, reading it, and the one door through which it changes (`commit`).
+public final class Repository {
+    public let directory: String
+    public let now: Date
+    /// The zone records dated a calendar day are placed in.
+    public let timeZone: TimeZone
+    let prices: Prices
+    let resolver: Resolver
+    let notices: Notices
+
+    public init(_ environment: SessionEnvironment, prices: Prices, resolver: Resolver, notices: Notices) {
+        directory = environment.directory
+        now = environment.now
+        timeZone = environment.timeZone
+        self.prices = prices
+        self.resolver = resolver
+        self.notices = notices
+    }
+
+    public var store: PortfolioStore {
+        var store = PortfolioStore(directory: directory, timeZone: timeZone)
+        let notices = self.notices
+        nonisolated(unsafe) let send = { (n: SessionNotice) in notices.send(n) }
+        store.migrated = { send(.storeMigrated(backup: $0, days: $1)) }
+        return store
+    }
+
+    /// Reads the whole store and remembers what names need of it.
+    public func loadBook() throws -> Book {
+        var book = try store.load()
+        resolver.remember(book)
+        book.moreRates = prices.cachedRates
+        return book
+    }
+
+    /// The portfolios and registered assets only, for commands that resolve arguments and then
+    /// write through the store (which reads the whole book under its lock).
+    public func loadSettings() throws -> Book {
+        var book = try store.loadSettings()
+        resolver.remember(book)
+        book.moreRates = prices.cachedRates
+        return book
+    }
+
+    /// Makes `change` to the book through the store (which checks the whole history under its lock):
+    /// the records added, changed or removed, grouped by link. Rates come from the book's table and
+    /// the price cache, as every report finds them.
+    public func commit(_ change: TransactionChange, names: MessageNames) throws -> [[Transaction]] {
+        let store = self.store
+        let rates = prices.cachedRates
+        return try store.update(now: now, names: names) { book in
+            book.moreRates = rates
+            return (true, try book.apply(change, now: now, lines: { (try? store.transactionLines()) ?? [] }))
+        }
+    }
+
+    /// Makes a setting change through the store: what it did, and the book as written.
+    public func commit(_ change: SettingChange, names: MessageNames) throws -> (applied: SettingApplied, book: Book) {
+        try store.update(now: now, names: names) { book in
+            let done = try book.apply(change, now: now)
+            return (done.changed, (done, book))
+        }
+    }
+
+    /// Imports `document` through the store, all or nothing (`TransactionImport.merge`): into
+    /// `portfolio` where a row names none, rates found as every report finds them; with `dryRun`,
+    /// what it would do, writing nothing.
+    public func commitImport(_ document: ImportDocument, portfolio: String, allowDuplicates: Bool, dryRun: Bool, names: MessageNames,
+                             resolveAsset: (String) throws -> String) throws -> ImportOutcome {
+        let rates = prices.cachedRates
+        return try store.update(now: now, names: names) { book in
+            book.moreRates = rates  // a row in another currency finds fetched and imported rates too
+            let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now, allowDuplicates: allowDuplicates,
+                                                      timeZone: timeZone, names: names, resolveAsset: resolveAsset)
+            return (!dryRun && outcome.changesStore, outcome)
+        }
+    }
+}
