@@ -382,9 +382,9 @@ struct ListCommand: Command {
                 let exchanged = TransactionOptions.exchanged(t, o)
                 row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(kind),
                         .init(swap ? "\(sym(t.assetId)) → \(sym(o.assetId))" : exchange ? "\(t.currency ?? "") → \(o.currency ?? "")" : cash ? "" : sym(t.assetId)),
-                        .init(swap ? "\(Human.quantity(t.amount)) → \(Human.quantity(o.amount))"
-                              : exchange ? exchanged : cash ? Human.money(t.amountValue.decimal, in: currency) : Human.quantity(t.amount)),
-                        .init(""), .init(swap && t.fee > 0 ? Human.money(t.fee, in: currency) : ""),
+                        .init(swap ? "\(Human.quantity(t.amountValue, negative: t.negative)) → \(Human.quantity(o.amountValue, negative: o.negative))"
+                              : exchange ? exchanged : cash ? Human.money(t.amountValue, in: currency) : Human.quantity(t.amountValue, negative: t.negative)),
+                        .init(""), .init(swap && (t.feeValue?.units ?? 0) > 0 ? Human.money(t.feeValue ?? .zero, in: currency) : ""),
                         .init(swap ? Human.money(Money(t.gross, currency)) : cash ? Human.money(Money(t.total, currency)) : ""),
                         .init(TextEscaping.escaped(t.notes ?? ""))]
             } else {
@@ -392,12 +392,12 @@ struct ListCommand: Command {
                 let rule = t.rule
                 let fee: String = switch rule.fee {
                 case .none: ""
-                case .units: t.fee > 0 ? Human.quantity(t.fee) + " " + sym(t.assetId) : ""
-                default: Human.money(t.fee, in: currency)
+                case .units: (t.feeValue?.units ?? 0) > 0 ? Human.quantity(t.feeValue ?? .zero) + " " + sym(t.assetId) : ""
+                default: Human.money(t.feeValue ?? .zero, in: currency)
                 }
-                let price: String = t.type == .split ? TransactionOptions.splitRatio(t) : t.priceValue.map { Human.price($0.decimal, in: currency) } ?? ""
+                let price: String = t.type == .split ? TransactionOptions.splitRatio(t) : t.priceValue.map { Human.price($0, in: currency) } ?? ""
                 row += [.init(Human.shortID(t.id)), .init(Human.when(t.date, in: zone)), .init(t.type.rawValue), .init(sym(t.assetId)),
-                        .init(rule.amountIsMoney ? Human.money(t.amountValue.decimal, in: currency) : Human.quantity(t.amount)),
+                        .init(rule.amountIsMoney ? Human.money(t.amountValue, in: currency) : Human.quantity(t.amountValue, negative: t.negative)),
                         .init(price), .init(fee), .init(rule.hasCurrency ? Human.money(Money(t.total, currency)) : ""),
                         .init(TextEscaping.escaped(t.notes ?? ""))]
             }

@@ -51,6 +51,12 @@ enum Human {
         m.amount.magnitudeAtLeastOne ? money(m) : smallPrice(m.amount.trimmed(maxScale: 8), in: m.currency)
     }
 
+    /// A stored price in `currency`, from its exact digits (no `Decimal` on the way).
+    static func price(_ v: Fixed18, in currency: CurrencyCode) -> String { price(Money(Exact36(v), currency)) }
+
+    /// A stored amount of money in `currency`, to cents, from its exact digits.
+    static func money(_ v: Fixed18, in currency: CurrencyCode) -> String { money(Money(Exact36(v), currency)) }
+
     /// A quote's price in its own currency.
     static func price(_ q: Quote) -> String { price(q.price, in: CurrencyCode(q.currency)) }
 
@@ -73,6 +79,14 @@ enum Human {
     /// 0.30517522607507903); a holding smaller than that shows as `<0.00000001`, never as 0.
     /// A quantity exactly as stored, for what confirms a write (`Added buy 0.000833333333333333 BTC`).
     static func exactQuantity(_ v: Decimal) -> String { DecimalFormatting.grouped(DecimalFormatting.exact(v)) }
+
+    /// `quantity` of a stored quantity (negative for an adjustment that removes units), from its exact digits.
+    static func quantity(_ v: Fixed18, negative: Bool = false) -> String {
+        let shown = Exact36(v).trimmed(maxScale: quantityDecimals)
+        let sign = negative && v.units != 0 ? "-" : ""
+        if shown == "0" && v.units != 0 { return sign + "<0." + String(repeating: "0", count: quantityDecimals - 1) + "1" }
+        return sign + DecimalFormatting.grouped(shown)
+    }
 
     static func quantity(_ v: Decimal) -> String {
         let shown = DecimalFormatting.rounded(v, scale: quantityDecimals)

@@ -13,13 +13,26 @@ struct Table {
     struct Cell {
         var text: String
         var paint: ((String) -> String)?
+        /// How many characters it shows (measured once: a long table asks for it twice a cell).
+        let width: Int
 
         /// Text is escaped for the terminal here, whatever its source (a coin name from a server,
         /// a note from a file): escaping is idempotent, so text escaped before stays as it is.
         init(_ text: String, paint: ((String) -> String)? = nil) {
             self.text = TextEscaping.escaped(text)
             self.paint = paint
+            width = Table.width(of: self.text)
         }
+    }
+
+    /// The characters `text` shows: its bytes when they are ASCII (the usual case), else its characters.
+    static func width(of text: String) -> Int {
+        var ascii = true
+        for b in text.utf8 where b >= 0x80 {
+            ascii = false
+            break
+        }
+        return ascii ? text.utf8.count : text.count
     }
 
     var columns: [Column]
@@ -39,27 +52,36 @@ struct Table {
     mutating func addFooter(_ cells: [Cell]) { footer.append(cells) }
 
     func render(style: Style) -> String {
-        var widths = columns.map { $0.title.count }
-        for row in rows + footer {
-            for (i, cell) in row.enumerated() where i < widths.count {
-                widths[i] = max(widths[i], cell.text.count)
+        var widths = columns.map { Table.width(of: $0.title) }
+        for list in [rows, footer] {
+            for row in list {
+                for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.width) }
             }
         }
+        let spaces = String(repeating: " ", count: (widths.max() ?? 0) + 2)
+        let lineCapacity = indent.utf8.count + widths.reduce(0, +) + 2 * widths.count + 1
         func line(_ cells: [Cell], header: Bool = false) -> String {
-            var parts: [String] = []
+            var text = ""
+            text.reserveCapacity(lineCapacity)
+            text += indent
             for (i, column) in columns.enumerated() {
+                if i > 0 { text += "  " }
                 let cell = i < cells.count ? cells[i] : Cell("")
-                let pad = String(repeating: " ", count: max(0, widths[i] - cell.text.count))
-                var padded = column.alignment == .right ? pad + cell.text : cell.text + pad
-                if i == columns.count - 1 && column.alignment == .left {
-                    padded = cell.text
+                let pad = spaces.prefix(max(0, widths[i] - cell.width))
+                let last = i == columns.count - 1
+                var padded: String
+                if let paint = cell.paint {
+                    padded = column.alignment == .right ? pad + paint(cell.text) : paint(cell.text) + (last ? "" : pad)
+                } else if column.alignment == .right {
+                    padded = pad + cell.text
+                } else {
+                    padded = last ? cell.text : cell.text + pad
                 }
-                if let paint = cell.paint { padded = column.alignment == .right ? pad + paint(cell.text) : paint(cell.text) + (i == columns.count - 1 ? "" : pad) }
-                parts.append(header ? style.bold(padded) : padded)
+                text += header ? style.bold(padded) : padded
             }
-            var text = parts.joined(separator: "  ")
-            while text.hasSuffix(" ") { text.removeLast() }
-            return indent + text + "\n"
+            let kept = indent.utf8.count
+            while text.utf8.count > kept, text.utf8.last == 32 { text.removeLast() }
+            return text + "\n"
         }
         var out = showsHeader ? line(columns.map { Cell($0.title) }, header: true) : ""
         for row in rows { out += line(row) }
