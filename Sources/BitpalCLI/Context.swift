@@ -123,15 +123,16 @@ public final class Context {
             }
             timeout = seconds
         }
-        if let base = variables["BITPAL_API_URL"], !base.isEmpty {
+        for name in ["BITPAL_API_URL", "BITPAL_YAHOO_URL"] {
+            guard let base = variables[name], !base.isEmpty else { continue }
             let scheme = URL(string: base)?.scheme?.lowercased()
             guard scheme == "http" || scheme == "https", URL(string: base)?.host != nil else {
-                throw CommandFailure("BITPAL_API_URL '\(TextEscaping.escaped(String(base.prefix(100))))' is not an http or https URL",
-                                     code: .usage)
+                throw CommandFailure("\(name) '\(TextEscaping.escaped(String(base.prefix(100))))' is not an http or https URL", code: .usage)
             }
         }
         return NetworkSettings(config: PriceServiceConfig(environment: variables),
-                               secrets: PriceServiceConfig.secrets(in: variables), timeoutOverride: timeout)
+                               secrets: PriceServiceConfig.secrets(in: variables), timeoutOverride: timeout,
+                               yahoo: YahooClient.settings(environment: variables, version: CLI.version))
     }
 
     /// How messages name an asset: `BTC (Bitcoin)`, `AAPL (Apple Inc.)`, escaped for the terminal.

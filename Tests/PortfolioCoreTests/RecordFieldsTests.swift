@@ -68,8 +68,17 @@ import Testing
     }
 
     @Test func asset() throws {
-        try Self.agree(Asset.fields, Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ", notes: "n", createdDate: day("2024-02-01")))
-        try Self.agree(Asset.fields, Asset(id: "GOLD", name: "Gold", type: .commodity, currency: "EUR", createdDate: day("2024-02-01")))
+        // By hand (the default), the quote source and symbol are left out of the store's line.
+        let byHand: Set<String> = ["quoteSource", "quoteSymbol"]
+        try Self.agree(Asset.fields, Asset(id: "AAPL", name: "Apple Inc.", type: .stock, market: "NASDAQ", notes: "n", createdDate: day("2024-02-01")),
+                       leftOut: byHand)
+        try Self.agree(Asset.fields, Asset(id: "GOLD", name: "Gold", type: .commodity, currency: "EUR", createdDate: day("2024-02-01")), leftOut: byHand)
+        try Self.agree(Asset.fields, Asset(id: "VWCE.DE", name: "All-World", type: .etf, currency: "EUR", createdDate: day("2024-02-01"),
+                                           quote: AssetQuoteSource(service: .yahoo, symbol: "VWCE.DE")))
+        // A source without a symbol takes the code; a symbol without a source is by hand.
+        #expect(try Self.read(Asset.fields, #"{"id": "SPY", "name": "S", "type": "etf", "quoteSource": "yahoo"}"#).get().quote?.symbol == "SPY")
+        #expect(try Self.read(Asset.fields, #"{"id": "SPY", "name": "S", "type": "etf", "quoteSymbol": "X"}"#).get().quote == nil)
+        #expect(Self.message(Asset.fields, #"{"id": "X", "name": "X", "type": "etf", "quoteSource": "bloomberg"}"#) == "unknown quote source 'bloomberg'")
         #expect(Self.message(Asset.fields, #"{"id": "X", "name": "X"}"#) == "an asset needs id, name and type")
         #expect(Self.message(Asset.fields, #"{"id": "X", "name": "X", "type": "metal"}"#) == "unknown asset type 'metal'")
     }

@@ -16,6 +16,21 @@ enum AssetOptions {
         AssetType(rawValue: try ArgumentList.choice(text, of: types, option: "--type")) ?? .other
     }
 
+    static let quote = OptionSpec("--quote", "SOURCE", "where its quotes come from: yahoo[:SYMBOL] (Yahoo Finance, no key) or manual (by hand)")
+
+    /// `--quote SOURCE[:SYMBOL]` for the asset `code` (`nil` inside: by hand); an unknown source is a usage error.
+    static func quote(_ text: String?, code: String) throws(UsageError) -> AssetQuoteSource?? {
+        guard let text else { return nil }
+        switch AssetQuoteSource.parse(text, code: code) {
+        case let .success(source): return .some(source)
+        case .failure:
+            throw .invalidChoice(option: "--quote", value: text, choices: ["yahoo", "yahoo:SYMBOL", "manual"])
+        }
+    }
+
+    /// How tables show where an asset's quotes come from: `yahoo:VWCE.DE`, or `manual`.
+    static func quoteText(_ a: Asset) -> String { a.quote.map { "\($0.service.rawValue):\($0.symbol)" } ?? "manual" }
+
     static func currency(_ text: String) throws -> String {
         guard let code = CurrencyCode.parse(text)?.code else { throw PortfolioError.unsupportedCurrency(text) }
         return code
@@ -42,15 +57,19 @@ struct AssetAddCommand: Command {
             OptionSpec("--currency", "CODE", "the currency it trades in (default: the portfolio's, USD)"),
             OptionSpec("--market", "MARKET", "where it trades (NASDAQ, XETRA), free text"),
             OptionSpec("--note", "TEXT", "a note"),
+            AssetOptions.quote,
         ],
         group: "Assets and portfolios",
         details: """
         CODE is upper-cased: 1–24 characters of A–Z, 0–9, '.', '_', '-' and ':' (AAPL, VWCE.DE, GOLD,
-        FLAT-BERLIN). A registered asset is priced by hand ('bitpal price set AAPL 187.50'): bitpal never
-        fetches its price and it never causes a network call. On the command line a registered code
-        wins over a coin symbol; the coin stays reachable by its id.
+        FLAT-BERLIN). A registered asset is priced by hand ('bitpal price set AAPL 187.50') unless it
+        has a quote source: with --quote yahoo, 'bitpal price refresh' fetches its latest price from
+        Yahoo Finance (SYMBOL defaults to CODE: VWCE.DE, OCDO.L, ^GSPC, GC=F). By hand, it never
+        causes a network call. On the command line a registered code wins over a coin symbol; the
+        coin stays reachable by its id.
         """,
         examples: ["bitpal asset add AAPL --name \"Apple Inc.\" --type stock --market NASDAQ",
+                   "bitpal asset add VWCE.DE --name \"Vanguard FTSE All-World\" --type etf --currency EUR --quote yahoo",
                    "bitpal asset add FLAT-BERLIN --name \"Flat in Berlin\" --type real-estate --currency EUR"])
 
     var code: String
@@ -59,9 +78,11 @@ struct AssetAddCommand: Command {
     var currency: String?
     var market: String?
     var note: String?
+    var quote: AssetQuoteSource?
 
     init(parsing a: inout ArgumentList) throws {
         code = try AssetOptions.code(try a.popPositional("CODE"))
+        quote = try AssetOptions.quote(a.popOption("--quote"), code: code) ?? nil
         guard let name = a.popOption("--name"), !name.isEmpty else { throw UsageError.missingValue(option: "--name", valueName: "NAME") }
         self.name = name
         guard let type = a.popOption("--type") else { throw UsageError.missingValue(option: "--type", valueName: "TYPE") }
@@ -76,7 +97,7 @@ struct AssetAddCommand: Command {
         let now = context.now
         let book = try session.repository.loadSettings()
         let currency = try currency.map(AssetOptions.currency) ?? context.portfolio(in: book).baseCurrency
-        let asset = Asset(id: code, name: name, type: type, currency: currency, market: market, notes: note, createdDate: now)
+        let asset = Asset(id: code, name: name, type: type, currency: currency, market: market, notes: note, createdDate: now, quote: quote)
         _ = try session.repository.commit(.addAsset(asset), names: context.names)
         session.resolver.remember(book)
         if let coin = session.resolver.catalog(includingCache: true).resolve(code.lowercased()), coin.symbol.uppercased() == code {
@@ -88,7 +109,9 @@ struct AssetAddCommand: Command {
             context.printJSON(.object(AssetOptions.json(asset, book: updated)))
         } else {
             context.out("Registered \(TextEscaping.escaped(code)) (\(TextEscaping.escaped(name))): \(type.rawValue) in \(currency)"
-                + (market.map { " on \(TextEscaping.escaped($0))" } ?? "") + ". Price it with: bitpal price set \(code) PRICE\n")
+                + (market.map { " on \(TextEscaping.escaped($0))" } ?? "")
+                + (quote.map { ", quotes from \($0.service.rawValue):\(TextEscaping.escaped($0.symbol)). Fetch its price with: bitpal price refresh\n" }
+                    ?? ". Price it with: bitpal price set \(code) PRICE\n"))
         }
         return .success
     }
@@ -118,10 +141,12 @@ struct AssetListCommand: Command {
                 : "No registered assets of that type.\n")
             return .success
         }
-        var table = Table([("CODE", .left), ("NAME", .left), ("TYPE", .left), ("CURRENCY", .left), ("MARKET", .left), ("TRANSACTIONS", .right)])
+        var table = Table([("CODE", .left), ("NAME", .left), ("TYPE", .left), ("CURRENCY", .left), ("MARKET", .left), ("QUOTES", .left),
+                           ("TRANSACTIONS", .right)])
         for a in assets {
             table.add([TextEscaping.escaped(a.id), TextEscaping.escaped(a.name), a.type.rawValue, a.currency,
-                       TextEscaping.escaped(a.market ?? ""), String(book.usage(ofAsset: a.id).transactions)])
+                       TextEscaping.escaped(a.market ?? ""), TextEscaping.escaped(AssetOptions.quoteText(a)),
+                       String(book.usage(ofAsset: a.id).transactions)])
         }
         context.out(table.render(style: context.style))
         return .success
@@ -199,6 +224,7 @@ struct AssetEditCommand: Command {
             OptionSpec("--currency", "CODE", "a new currency (only while unused)"),
             OptionSpec("--market", "MARKET", "a new market (\"\" removes it)"),
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
+            OptionSpec("--quote", "SOURCE", "where its quotes come from: yahoo[:SYMBOL], or manual (fetched quotes stay)"),
         ],
         group: "Assets and portfolios",
         details: "Type and currency lock once the asset has a transaction or a price; name, market and note may always change.",
@@ -210,24 +236,26 @@ struct AssetEditCommand: Command {
     var currency: String?
     var market: String?
     var note: String?
+    var quote: AssetQuoteSource??
 
     init(parsing a: inout ArgumentList) throws {
         code = try AssetOptions.code(try a.popPositional("CODE"))
+        quote = try AssetOptions.quote(a.popOption("--quote"), code: code)
         name = a.popOption("--name")
         type = try a.popOption("--type").map(AssetOptions.type)
         currency = a.popOption("--currency")
         market = a.popOption("--market")
         note = a.popOption("--note")
         if name?.isEmpty == true { throw UsageError.missingValue(option: "--name", valueName: "NAME") }
-        if name == nil && type == nil && currency == nil && market == nil && note == nil {
-            throw UsageError.conflict("nothing to change: give at least one of --name, --type, --currency, --market, --note")
+        if name == nil && type == nil && currency == nil && market == nil && note == nil && quote == nil {
+            throw UsageError.conflict("nothing to change: give at least one of --name, --type, --currency, --market, --note, --quote")
         }
     }
 
     func run(_ context: Context) throws -> ExitCode {
         let currency = try self.currency.map(AssetOptions.currency)
         var edit = AssetEdit()
-        (edit.name, edit.type, edit.currency, edit.market, edit.notes) = (name, type, currency, market, note)
+        (edit.name, edit.type, edit.currency, edit.market, edit.notes, edit.quote) = (name, type, currency, market, note, quote)
         let (done, book) = try context.session().repository.commit(.editAsset(code, edit), names: context.names)
         guard let asset = done.asset else { return .success }
         if context.json {

@@ -111,15 +111,18 @@ struct PriceHistoryCommand: Command {
 
 struct PriceRefreshCommand: Command {
     static let spec = CommandSpec(
-        name: "price refresh", summary: "Fetch current prices of every held and watched coin (for cron)",
+        name: "price refresh", summary: "Fetch current prices of every held and watched coin and every asset with a quote source (for cron)",
         options: [OptionSpec("--quiet", nil, "print nothing unless it fails")],
         group: "Prices",
         details: """
-        One batched request to the price service. Exit 0 when it answered (a coin without a price
-        is a warning), 3 when it could not be reached or refused after retries (the cache and the
-        portfolio are untouched), 2 with --offline. Never holds the portfolio lock while fetching.
-        Gives up after 30 s in all, retries included (BITPAL_HTTP_TIMEOUT=SECONDS, 1-600, changes that).
-        Environment: BITPAL_API_URL, COINGECKO_API_KEY, COINGECKO_PRO_API_KEY, BITPAL_HTTP_TIMEOUT.
+        One batched request to the price service for the coins, and one request a symbol to Yahoo
+        Finance for each registered asset with '--quote yahoo'; a failure of one never hides the
+        others' prices. Exit 0 when they answered (a coin without a price is a warning), 1 when an
+        asset's symbol is unknown or quoted in another currency, 3 when a service could not be
+        reached or refused (what the others fetched is kept), 2 with --offline. Never holds the
+        portfolio lock while fetching. Gives up after 30 s in all, retries included
+        (BITPAL_HTTP_TIMEOUT=SECONDS, 1-600, changes that). Environment: BITPAL_API_URL,
+        COINGECKO_API_KEY, COINGECKO_PRO_API_KEY, BITPAL_YAHOO_URL, BITPAL_USER_AGENT, BITPAL_HTTP_TIMEOUT.
         """,
         examples: ["bitpal price refresh", "*/5 * * * * bitpal price refresh --quiet"])
 
@@ -140,30 +143,54 @@ struct PriceRefreshCommand: Command {
         // Coins only: registered assets are priced by hand and never fetched.
         let held = ledger.openPositions.map(\.assetId).filter { !Asset.isRegisteredID($0) }
         let coins = Array(Set(held + portfolio.watchlist.map(\.coinId))).sorted()
-        guard !coins.isEmpty else {
+        let sourced = portfolio.assets.filter { $0.quote != nil }
+        guard !coins.isEmpty || !sourced.isEmpty else {
             if context.json {
-                context.printJSON(.object([("refreshed", .array([])), ("missing", .array([]))]))
+                context.printJSON(.object([("refreshed", .array([])), ("missing", .array([])), ("assets", .array([])), ("failed", .array([]))]))
             } else if !quiet {
-                context.out("Nothing to refresh: you hold and watch no coins.\n")
+                context.out("Nothing to refresh: you hold and watch no coins, and no asset has a quote source ('bitpal asset edit CODE --quote yahoo').\n")
             }
             return .success
         }
-        // In every portfolio's base, in the same one request.
-        let fetched = try session.prices.fetchPrices(coins, currencies: Array(Set(portfolio.portfolios.map(\.baseCurrency))).sorted(), purpose: .explicit)
+        // Assets first: a failure of the coins' service never hides their quotes (nor the other way round).
+        let assets = try session.prices.fetchAssetQuotes(sourced, purpose: .explicit)
+        var fetched = FetchedPrices(quotes: [], missing: [])
+        var coinFailure: Error?
+        if !coins.isEmpty {
+            do {
+                // In every portfolio's base, in the same one request.
+                fetched = try session.prices.fetchPrices(coins, currencies: Array(Set(portfolio.portfolios.map(\.baseCurrency))).sorted(),
+                                                         purpose: .explicit)
+            } catch {
+                coinFailure = error
+            }
+        }
         if !quiet { for w in fetched.warnings { context.warn(w) } }
+        if !quiet, assets.dropped > 0 { context.warn("\(assets.dropped) unusable price\(assets.dropped == 1 ? "" : "s") from \(YahooClient.name) dropped") }
+        // Every asset that failed is named (with --quiet too: cron mails it), then the worst exit.
+        for (id, error) in assets.failures { context.warn("\(TextEscaping.escaped(id)): \(error)") }
+        if let coinFailure, assets.quotes.isEmpty { throw coinFailure }
         if context.json {
             context.printJSON(.object([
                 ("refreshed", .array(fetched.quotes.map { ReportJSON.quote($0, asset: context.assetLabel($0.coinId), now: context.now) })),
                 ("missing", .array(fetched.missing.map { .string($0) })),
+                ("assets", .array(assets.quotes.map { ReportJSON.quote($0, asset: context.assetLabel($0.coinId), now: context.now) })),
+                ("failed", .array(assets.failures.map { .object([("assetId", .string($0.assetId)), ("error", .string($0.error.description))]) })),
             ]))
-            return .success
+        } else if !quiet {
+            for id in fetched.missing {
+                context.warn("the price service has no price for '\(TextEscaping.escaped(id))'; set one with 'bitpal price set \(id) PRICE'")
+            }
+            if !coins.isEmpty && coinFailure == nil {
+                let host = PriceServiceConfig(environment: context.environment.variables).host
+                context.out("Refreshed \(Set(fetched.quotes.map(\.coinId)).count) of \(coins.count) price\(coins.count == 1 ? "" : "s") from \(host).\n")
+            }
+            if !sourced.isEmpty {
+                context.out("Refreshed \(assets.quotes.count) of \(sourced.count) asset price\(sourced.count == 1 ? "" : "s") from \(YahooClient.name).\n")
+            }
         }
-        if quiet { return .success }
-        for id in fetched.missing {
-            context.warn("the price service has no price for '\(TextEscaping.escaped(id))'; set one with 'bitpal price set \(id) PRICE'")
-        }
-        let host = PriceServiceConfig(environment: context.environment.variables).host
-        context.out("Refreshed \(Set(fetched.quotes.map(\.coinId)).count) of \(coins.count) price\(coins.count == 1 ? "" : "s") from \(host).\n")
-        return .success
+        if let coinFailure { throw coinFailure }
+        if assets.failures.contains(where: { $0.error.isBrokenRule }) { return .failure }
+        return assets.failures.isEmpty ? .success : .service
     }
 }

@@ -25,6 +25,8 @@ public struct AssetEdit: Sendable {
     public var market: String?
     /// Empty removes it.
     public var notes: String?
+    /// A new quote source (`.some(nil)`: by hand from now on; the quotes fetched stay).
+    public var quote: AssetQuoteSource??
 
     public init() {}
 }
@@ -313,6 +315,7 @@ extension Book {
         if let currency = e.currency { a.currency = currency }
         if let market = e.market { a.market = market.isEmpty ? nil : market }
         if let notes = e.notes { a.notes = notes.isEmpty ? nil : notes }
+        if let quote = e.quote { a.quote = quote }
         assets[i] = a
         return a
     }

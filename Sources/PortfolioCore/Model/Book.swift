@@ -9,7 +9,40 @@ public enum AssetType: String, CaseIterable, Sendable, Hashable {
     case cash, other
 }
 
-/// An asset the user registered (a stock, a fund, gold, a flat): priced by hand, never fetched.
+/// Where a registered asset's quotes come from, when not by hand (market-data.md, "Sources of an asset").
+public struct AssetQuoteSource: Hashable, Sendable {
+    public enum Service: String, CaseIterable, Sendable {
+        /// Yahoo Finance's chart endpoint, no key.
+        case yahoo
+    }
+
+    public var service: Service
+    /// The service's symbol (`VWCE.DE`, `^GSPC`, `0P000071W8.TO`).
+    public var symbol: String
+
+    public init(service: Service, symbol: String) {
+        self.service = service
+        self.symbol = symbol
+    }
+
+    /// `yahoo`, `yahoo:SYMBOL` or `manual` (`nil`), as `--quote` takes it; `code` is the default symbol.
+    /// - Returns: `.failure` with the unknown source's name.
+    public static func parse(_ text: String, code: String) -> Result<AssetQuoteSource?, UnknownSource> {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0].lowercased()
+        if name == "manual" && parts.count == 1 { return .success(nil) }
+        guard let service = Service(rawValue: name) else { return .failure(UnknownSource(name: parts[0])) }
+        let symbol = parts.count == 2 ? parts[1] : code
+        guard !symbol.isEmpty, symbol.utf8.count <= 40, symbol.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            return .failure(UnknownSource(name: text))
+        }
+        return .success(AssetQuoteSource(service: service, symbol: symbol))
+    }
+
+    public struct UnknownSource: Error, Sendable { public var name: String }
+}
+
+/// An asset the user registered (a stock, a fund, gold, a flat): priced by hand, or by a quote source.
 public struct Asset: Hashable, Sendable {
     /// The code, upper case: 1–24 characters of `A–Z 0–9 . _ - :`.
     public var id: String
@@ -19,9 +52,23 @@ public struct Asset: Hashable, Sendable {
     public var market: String?
     public var notes: String?
     public var createdDate: Date
+    /// The service its quotes are fetched from, and the symbol there; `nil`: by hand only (`price set`, `price import`).
+    public var quoteService: AssetQuoteSource.Service?
+    public var quoteSymbol: String?
+
+    /// Where its quotes are fetched from; `nil`: by hand only.
+    public var quote: AssetQuoteSource? {
+        get { quoteService.map { AssetQuoteSource(service: $0, symbol: quoteSymbol ?? id) } }
+        set {
+            quoteService = newValue?.service
+            quoteSymbol = newValue?.symbol
+        }
+    }
 
     public init(id: String, name: String, type: AssetType, currency: String = "USD", market: String? = nil,
-                notes: String? = nil, createdDate: Date) {
+                notes: String? = nil, createdDate: Date, quote: AssetQuoteSource? = nil) {
+        quoteService = quote?.service
+        quoteSymbol = quote?.symbol
         self.id = id
         self.name = name
         self.type = type

@@ -10,6 +10,8 @@ public enum QuoteSource: String, Sendable, Hashable {
     case imported
     /// The latest trade's price of a holding that has no quote at all (never stored: computed for a report).
     case trade
+    /// Fetched from Yahoo Finance for a registered asset (`asset add … --quote yahoo`), kept in the price cache.
+    case yahoo
 }
 
 /// One observed price of an asset (a coin's from the service, or any asset's typed by hand).

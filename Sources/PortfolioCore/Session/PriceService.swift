@@ -54,6 +54,16 @@ public final class PriceService {
                                secrets: settings.secrets, sleep: environment.sleep)
     }
 
+    /// Yahoo Finance under this run's one budget.
+    public func yahooClient(_ purpose: NetworkPurpose) throws -> YahooClient {
+        let settings = try networkSettings()
+        let budget = networkBudget ?? NetworkBudget(
+            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
+            clock: environment.clock)
+        networkBudget = budget
+        return YahooClient(baseURL: settings.yahoo.url, userAgent: settings.yahoo.userAgent, transport: environment.transport, budget: budget)
+    }
+
     /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
     public func withPriceService<T>(_ purpose: NetworkPurpose, _ body: (CoinGeckoClient) throws(PriceError) -> T) throws -> T {
         let client = try priceClient(purpose)

@@ -165,6 +165,48 @@ public final class Prices {
         return book
     }
 
+    /// What a refresh of registered assets with a quote source fetched, and which could not be fetched and why.
+    public struct AssetQuotes: Sendable {
+        public var quotes: [Quote] = []
+        public var failures: [(assetId: String, error: MarketDataError)] = []
+        /// Prices a service sent that were dropped as unusable.
+        public var dropped = 0
+    }
+
+    /// The latest quote of each asset in `assets` that has a quote source (one request a symbol,
+    /// under the run's one budget), kept in the price cache as fetched. A failure of one asset never
+    /// hides the others' quotes; a quote in another currency than the asset's is refused for it.
+    public func fetchAssetQuotes(_ assets: [Asset], purpose: NetworkPurpose) throws -> AssetQuotes {
+        var out = AssetQuotes()
+        let sourced = assets.filter { $0.quote != nil }
+        guard !sourced.isEmpty else { return out }
+        let yahoo = try service.yahooClient(purpose)
+        for asset in sourced {
+            guard let source = asset.quote else { continue }
+            do {
+                let chart: YahooClient.Chart
+                switch source.service {
+                case .yahoo: chart = try yahoo.chart(symbol: source.symbol)
+                }
+                out.dropped += chart.dropped
+                guard chart.currency == asset.currency else {
+                    throw MarketDataError.wrongCurrency(symbol: source.symbol, quoted: chart.currency, asset: asset.currency)
+                }
+                guard let latest = chart.latest else {
+                    throw MarketDataError.unavailable(service: YahooClient.name, detail: "no latest price for '\(TextEscaping.escaped(source.symbol))'")
+                }
+                out.quotes.append(Quote(coinId: asset.id, price: latest.price, time: min(latest.time, now), sourceUpdatedAt: latest.time,
+                                        source: .yahoo, currency: asset.currency))
+            } catch let error as MarketDataError {
+                out.failures.append((asset.id, error))
+            }
+        }
+        if !out.quotes.isEmpty, let broken = try priceCache.append(out.quotes, now: now, timeZone: timeZone) {
+            notices.send(.priceCacheMovedAside(broken))
+        }
+        return out
+    }
+
     /// Every rate known over time: those typed by hand (in recording order), then every fetched
     /// or imported `fx:FROM/TO` quote of the price history, oldest first.
     public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] { book.fxRates + Self.cachedRates(prices) }

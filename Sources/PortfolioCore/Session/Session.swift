@@ -19,11 +19,15 @@ public struct NetworkSettings: Sendable {
     public var secrets: [String]
     /// A budget in seconds that replaces the purpose's own (`BITPAL_HTTP_TIMEOUT`).
     public var timeoutOverride: Int?
+    /// Yahoo Finance's base URL (`BITPAL_YAHOO_URL`) and the User-Agent sent to it (`BITPAL_USER_AGENT`).
+    public var yahoo: (url: String, userAgent: String)
 
-    public init(config: PriceServiceConfig, secrets: [String], timeoutOverride: Int? = nil) {
+    public init(config: PriceServiceConfig, secrets: [String], timeoutOverride: Int? = nil,
+                yahoo: (url: String, userAgent: String) = (YahooClient.defaultURL, "Mozilla/5.0 (compatible; bitpal)")) {
         self.config = config
         self.secrets = secrets
         self.timeoutOverride = timeoutOverride
+        self.yahoo = yahoo
     }
 }
 

@@ -65,8 +65,25 @@ extension Asset {
             .string("market", \.market),
             .string("notes", \.notes),
             .date("createdDate", \.createdDate),
+            // Left out of the store for an asset priced by hand (the default), so older files read the same.
+            .init("quoteSource", null: { $0.quoteService = nil }, leftOut: { $0.quoteService == nil },
+                  value: { .optional($0.quote?.service.rawValue) },
+                  read: { r, a throws(JSONReadError) in
+                      let text = try r.readString()
+                      guard text == "manual" || AssetQuoteSource.Service(rawValue: text) != nil else {
+                          throw r.error("unknown quote source '\(TextEscaping.escaped(text))'")
+                      }
+                      a.quoteService = AssetQuoteSource.Service(rawValue: text)
+                  }),
+            .init("quoteSymbol", null: { $0.quoteSymbol = nil }, leftOut: { $0.quoteService == nil },
+                  value: { .optional($0.quote?.symbol) },
+                  read: { r, a throws(JSONReadError) in a.quoteSymbol = try r.readString() }),
         ],
-        blank: Asset(id: "", name: "", type: .other, createdDate: ISODate.epoch2024))
+        blank: Asset(id: "", name: "", type: .other, createdDate: ISODate.epoch2024),
+        finish: { a, _, _ throws(JSONReadError) in
+            // A symbol without a source is by hand; a source without a symbol uses the code.
+            if a.quoteService == nil { a.quoteSymbol = nil } else if a.quoteSymbol == nil { a.quoteSymbol = a.id }
+        })
 }
 
 extension Quote {

@@ -167,7 +167,7 @@ extension PriceCache {
         var imported = false
         var newest: [Int32: Int] = [:]  // series → index of its newest kept quote (the last: they are sorted)
         for (i, e) in quotes.entries.enumerated() where keep(i) {
-            if e.source == .imported { imported = true }
+            if e.source == .imported || e.source == .yahoo { imported = true }  // sources version 1 did not know
             newest[e.series] = i
         }
         w.key("version"); w.number(String(imported ? formatVersion : 1))

@@ -1,0 +1,212 @@
+import Foundation
+
+/// Why a market data source (Yahoo Finance) gave no usable quote for an asset.
+public enum MarketDataError: Error, Equatable, Sendable {
+    /// The service does not know the symbol, or it was delisted (HTTP 404): a broken rule (exit 1).
+    case unknownSymbol(service: String, symbol: String)
+    /// Its quotes are in another currency than the asset's (after sub-units): a broken rule (exit 1).
+    case wrongCurrency(symbol: String, quoted: String, asset: String)
+    /// The service could not be reached, refused for now (429, a page that is not JSON, 5xx) or ran
+    /// past the deadline: nothing was lost, the next run tries again (exit 3).
+    case unavailable(service: String, detail: String)
+
+    /// A broken rule (1), else the service's failure (3).
+    public var isBrokenRule: Bool {
+        switch self {
+        case .unknownSymbol, .wrongCurrency: true
+        case .unavailable: false
+        }
+    }
+}
+
+extension MarketDataError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .unknownSymbol(service, symbol):
+            "\(service) does not know the symbol '\(TextEscaping.escaped(symbol))' (HTTP 404: unknown or delisted); "
+                + "give another with 'bitpal asset edit CODE --quote \(service.lowercased()):SYMBOL'"
+        case let .wrongCurrency(symbol, quoted, asset):
+            "\(TextEscaping.escaped(symbol)) is quoted in \(TextEscaping.escaped(quoted)), the asset in \(asset): "
+                + "change the asset's currency ('bitpal asset edit CODE --currency \(TextEscaping.escaped(quoted))') while nothing uses it, or give another symbol"
+        case let .unavailable(service, detail):
+            "\(service) gave no quote: \(detail); the next run tries again"
+        }
+    }
+}
+
+/// Yahoo Finance's chart endpoint (`GET {base}/v8/finance/chart/{symbol}`, no key): an asset's
+/// latest price and its daily closes (research: market-data.md §1).
+///
+/// Sent with a User-Agent (Yahoo refuses requests without one), one request per symbol, no cookie,
+/// no redirect followed, no retry (a 429 or a page that is not JSON is "refused for now"), within
+/// the run's one budget. Prices go through the hardened number path (`ServiceNumbers`); a
+/// sub-unit currency (`GBp`, `ZAc`, `ILA`) is scaled to its currency.
+public struct YahooClient: Sendable {
+    public static let defaultURL = "https://query2.finance.yahoo.com"
+    public static let name = "Yahoo Finance"
+    /// The largest reply read (a year of daily bars is about 60 KiB).
+    public static let maxBodyBytes = 4 << 20
+
+    public var baseURL: String
+    public var userAgent: String
+    public var transport: any HTTPTransport
+    public var budget: NetworkBudget
+
+    public init(baseURL: String, userAgent: String, transport: any HTTPTransport, budget: NetworkBudget) {
+        self.baseURL = baseURL
+        self.userAgent = userAgent
+        self.transport = transport
+        self.budget = budget
+    }
+
+    /// `BITPAL_YAHOO_URL`, else Yahoo's; `BITPAL_USER_AGENT`, else bitpal's own.
+    public static func settings(environment env: [String: String], version: String) -> (url: String, userAgent: String) {
+        let url = env["BITPAL_YAHOO_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultURL
+        let agent = env["BITPAL_USER_AGENT"].flatMap { $0.isEmpty ? nil : $0 } ?? "Mozilla/5.0 (compatible; bitpal/\(version))"
+        return (url, agent)
+    }
+
+    /// What one chart reply says: the latest price and its time, the currency, and the daily closes.
+    public struct Chart: Sendable, Equatable {
+        /// The currency after sub-units are scaled (`GBp` → `GBP`).
+        public var currency: String
+        public var latest: (price: Decimal, time: Date)?
+        public var closes: [(time: Date, price: Decimal)]
+        /// Prices dropped as unusable (zero, negative, absurd), for a warning.
+        public var dropped: Int
+
+        public static func == (a: Chart, b: Chart) -> Bool {
+            a.currency == b.currency && a.latest?.price == b.latest?.price && a.latest?.time == b.latest?.time
+                && a.closes.map(\.time) == b.closes.map(\.time) && a.closes.map(\.price) == b.closes.map(\.price) && a.dropped == b.dropped
+        }
+    }
+
+    /// The chart of `symbol` for the last `days` days of daily bars (the latest price comes with any window).
+    public func chart(symbol: String, days: Int = 5) throws(MarketDataError) -> Chart {
+        let encoded = symbol.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_=~"))) ?? symbol
+        let body = try get("/v8/finance/chart/\(encoded)", query: [("interval", "1d"), ("range", "\(max(1, min(days, 3650)))d"),
+                                                                  ("events", "div|split")], symbol: symbol)
+        do {
+            return try Self.readChart(body)
+        } catch {
+            throw .unavailable(service: Self.name, detail: "a reply bitpal could not read (\(error.message))")
+        }
+    }
+
+    private func get(_ path: String, query: [(String, String)], symbol: String) throws(MarketDataError) -> Data {
+        var components = URLComponents(string: baseURL + path)
+        components?.percentEncodedQueryItems = query.map {
+            URLQueryItem(name: $0.0, value: $0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)
+        }
+        guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw .unavailable(service: Self.name, detail: "'\(TextEscaping.escaped(baseURL))' is not an http or https URL (BITPAL_YAHOO_URL)")
+        }
+        let remaining = budget.remaining
+        guard remaining > 0 else { throw .unavailable(service: Self.name, detail: "no time left in this run's budget") }
+        let request = HTTPRequest(url: url, headers: ["accept": "application/json", "user-agent": userAgent], timeout: remaining,
+                                  maxBodyBytes: Self.maxBodyBytes)
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request)
+        } catch {
+            let detail: String = switch error {
+            case .timedOut: "no answer within \(budget.seconds) s (set BITPAL_HTTP_TIMEOUT to wait longer)"
+            case let .cannotConnect(d), let .failed(d), let .unavailable(d): "cannot reach \(url.host ?? "it"): \(d)"
+            case let .tooLarge(limit): "a reply larger than \(PriceError.size(limit)); stopped reading it"
+            }
+            throw .unavailable(service: Self.name, detail: detail)
+        }
+        let looksLikeJSON = response.body.first.map { $0 == UInt8(ascii: "{") } ?? false
+        switch response.status {
+        case 200 where looksLikeJSON: return response.body
+        case 404 where looksLikeJSON: throw .unknownSymbol(service: Self.name, symbol: symbol)
+        case 200, 404: throw .unavailable(service: Self.name, detail: "it sent a page that is not JSON (refused for now)")
+        case 429: throw .unavailable(service: Self.name, detail: "it refused for now (HTTP 429, too many requests)")
+        case 300...399: throw .unavailable(service: Self.name, detail: "it answered with a redirect (HTTP \(response.status)); bitpal follows none")
+        default: throw .unavailable(service: Self.name, detail: "it failed (HTTP \(response.status))")
+        }
+    }
+
+    /// Sub-units some markets quote in, as (currency, divisor).
+    static let subUnits: [String: String] = ["GBp": "GBP", "GBX": "GBP", "ZAc": "ZAR", "ILA": "ILS"]
+
+    /// Reads a chart reply: `meta.currency`, `meta.regularMarketPrice` at `regularMarketTime`, and
+    /// `timestamp` with `indicators.quote[0].close` (a `null` close is skipped; no `timestamp` is an
+    /// empty window). Numbers are read exactly from their text.
+    static func readChart(_ body: Data) throws(JSONReadError) -> Chart {
+        let buffer = ByteBuffer(copying: Array(body))
+        var r = JSONReader(buffer: buffer)
+        var currencyText: String?
+        var marketPrice: String?, marketTime: String?
+        var stamps: [String?] = [], closes: [String?] = []
+        func numbers(_ r: inout JSONReader) throws(JSONReadError) -> [String?] {
+            try r.readArray { (e: inout JSONReader) throws(JSONReadError) -> String? in e.consumeNull() ? nil : try e.readNumberText() }
+        }
+        try r.beginObject()
+        while let k = try r.nextKey() {
+            guard k == "chart" else { try r.skipValue(); continue }
+            try r.beginObject()
+            while let ck = try r.nextKey() {
+                guard ck == "result", !r.consumeNull() else { try r.skipValue(); continue }
+                try r.beginArray()
+                var first = true
+                while try r.nextElement() {
+                    guard first else { try r.skipValue(); continue }
+                    first = false
+                    try r.beginObject()
+                    while let rk = try r.nextKey() {
+                        switch rk {
+                        case "meta":
+                            try r.beginObject()
+                            while let mk = try r.nextKey() {
+                                switch mk {
+                                case "currency": currencyText = try r.readStringOrNull()
+                                case "regularMarketPrice": marketPrice = r.consumeNull() ? nil : try r.readNumberText()
+                                case "regularMarketTime": marketTime = r.consumeNull() ? nil : try r.readNumberText()
+                                default: try r.skipValue()
+                                }
+                            }
+                        case "timestamp": stamps = try numbers(&r)
+                        case "indicators":
+                            try r.beginObject()
+                            while let ik = try r.nextKey() {
+                                guard ik == "quote" else { try r.skipValue(); continue }
+                                try r.beginArray()
+                                var firstQuote = true
+                                while try r.nextElement() {
+                                    guard firstQuote else { try r.skipValue(); continue }
+                                    firstQuote = false
+                                    try r.beginObject()
+                                    while let qk = try r.nextKey() {
+                                        if qk == "close" { closes = try numbers(&r) } else { try r.skipValue() }
+                                    }
+                                }
+                            }
+                        default: try r.skipValue()
+                        }
+                    }
+                }
+            }
+        }
+        try r.finish()
+        guard let quoted = currencyText, !quoted.isEmpty else { throw r.error("no meta.currency") }
+        let hundredth = subUnits[quoted] != nil
+        let currency = subUnits[quoted] ?? quoted.uppercased()
+        var dropped = 0
+        func price(_ text: String?) -> Decimal? {
+            guard let text else { return nil }
+            guard var v = ServiceNumbers.exact(text), v > 0 else { dropped += 1; return nil }
+            if hundredth { v /= 100 }
+            guard let usable = ServiceNumbers.price(DecimalFormatting.exact(v)) else { dropped += 1; return nil }
+            return usable
+        }
+        var chart = Chart(currency: currency, latest: nil, closes: [], dropped: 0)
+        if let p = price(marketPrice), let t = marketTime.flatMap({ ServiceNumbers.date($0) }) { chart.latest = (p, t) }
+        for (i, stamp) in stamps.enumerated() where i < closes.count {
+            guard let stamp, let time = ServiceNumbers.date(stamp), let p = price(closes[i]) else { continue }
+            chart.closes.append((time, p))
+        }
+        chart.dropped = dropped
+        return chart
+    }
+}

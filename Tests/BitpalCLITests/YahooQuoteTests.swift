@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+
+/// Registered assets priced by Yahoo Finance (market-data.md, "Sources of an asset"), against a fake
+/// chart endpoint on 127.0.0.1 that answers as the research's real replies do (§1.2–1.4).
+final class YahooQuoteTests: FakeServiceTestCase {
+    /// A chart reply: `meta` with the currency and the latest price at 2024-06-01 07:00 UTC, and two daily bars (one close null).
+    static func chart(currency: String, price: String) -> FakeCoinGecko.Reply {
+        let body = #"{"chart":{"result":[{"meta":{"currency":"\#(currency)","symbol":"X","exchangeName":"GER","#
+            + #""regularMarketTime":1717225200,"gmtoffset":7200,"timezone":"CEST","exchangeTimezoneName":"Europe/Berlin","#
+            + #""regularMarketPrice":\#(price),"chartPreviousClose":100.0,"dataGranularity":"1d"},"#
+            + #""timestamp":[1717052400,1717138800],"indicators":{"quote":[{"close":[null,\#(price)],"open":[1,2]}],"#
+            + #""adjclose":[{"adjclose":[1,2]}]}}],"error":null}}"#
+        return FakeCoinGecko.Reply(status: 200, body: body, headers: ["content-type": "application/json;charset=utf-8"])
+    }
+
+    /// Routes `/v8/finance/chart/SYMBOL` by symbol; anything else as the coin service does.
+    func serveCharts(_ replies: [String: FakeCoinGecko.Reply]) {
+        let coins = server.fallback
+        server.fallback = { request in
+            guard request.path.hasPrefix("/v8/finance/chart/") else { return coins(request) }
+            let symbol = String(request.path.dropFirst("/v8/finance/chart/".count)).removingPercentEncoding ?? ""
+            return replies[symbol] ?? FakeCoinGecko.Reply(
+                status: 404, body: #"{"chart":{"result":null,"error":{"code":"Not Found","description":"No data found, symbol may be delisted"}}}"#)
+        }
+    }
+
+    func yahoo() -> Sandbox { online(["BITPAL_YAHOO_URL": "http://127.0.0.1:\(server.port)"]) }
+
+    func testAnAssetWithAYahooSourceIsRefreshed() throws {
+        serveCharts(["VWCE.DE": Self.chart(currency: "EUR", price: "110.52"), "OCDO.L": Self.chart(currency: "GBp", price: "452.3")])
+        let s = yahoo()
+        s.ok(["asset", "add", "VWCE.DE", "--name", "Vanguard FTSE All-World", "--type", "etf", "--currency", "EUR", "--quote", "yahoo"])
+        s.ok(["asset", "add", "OCADO", "--name", "Ocado", "--type", "stock", "--currency", "GBP", "--quote", "yahoo:OCDO.L"])
+        let list = s.ok(["asset", "list"]).out
+        XCTAssertTrue(list.contains("yahoo:VWCE.DE") && list.contains("yahoo:OCDO.L"), list)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["asset", "list", "--json"]).out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(json.map { $0["quoteSource"] as? String }, ["yahoo", "yahoo"])
+        XCTAssertEqual(json.map { $0["quoteSymbol"] as? String }, ["OCDO.L", "VWCE.DE"])
+        let r = s.ok(["price", "refresh"])
+        XCTAssertTrue(r.out.contains("Refreshed 2 of 2 asset prices from Yahoo Finance."), r.out)
+        // Pence are pounds / 100; the latest price is meta's, at its time.
+        let prices = s.ok(["price", "list", "--json"]).out
+        XCTAssertTrue(prices.contains(#""price": "110.52""#) && prices.contains(#""price": "4.523""#), prices)
+        XCTAssertTrue(prices.contains(#""source": "yahoo""#), prices)
+        XCTAssertTrue(s.ok(["price", "list"]).out.contains("2024-06-01 07:00"))
+        // One request a symbol, daily bars, with a User-Agent, and no cookie.
+        let charts = server.requests.filter { $0.path.hasPrefix("/v8/finance/chart/") }
+        XCTAssertEqual(charts.count, 2)
+        for request in charts {
+            XCTAssertEqual(request.query["interval"], "1d")
+            XCTAssertTrue((request.headers["user-agent"] ?? "").hasPrefix("Mozilla/5.0 (compatible; bitpal/"), "\(request.headers)")
+            XCTAssertNil(request.headers["cookie"])
+        }
+        // The store keeps the source; a holding is valued at the fetched price.
+        XCTAssertTrue(String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).contains(#""quoteSource": "yahoo", "quoteSymbol": "VWCE.DE""#))
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        s.ok(["-p", "eu", "add", "buy", "VWCE.DE", "2", "100", "--date", "2024-05-02"])
+        let holdings = s.ok(["-p", "eu", "holdings", "--offline"]).out
+        XCTAssertTrue(holdings.contains("€221.04"), holdings)
+    }
+
+    func testEachAssetFailsOnItsOwnAndTheWorstExitWins() throws {
+        serveCharts(["VWCE.DE": Self.chart(currency: "EUR", price: "110.52"),
+                     "SPY": Self.chart(currency: "USD", price: "527.3"),
+                     "BUSY": FakeCoinGecko.Reply(status: 429, body: "Too Many Requests\n"),
+                     "PAGE": FakeCoinGecko.Reply(status: 200, body: "<html><body>Will be right back</body></html>")])
+        let s = yahoo()
+        s.ok(["asset", "add", "VWCE.DE", "--name", "All-World", "--type", "etf", "--currency", "EUR", "--quote", "yahoo"])
+        s.ok(["asset", "add", "BUSY", "--name", "Busy", "--type", "stock", "--quote", "yahoo"])
+        s.ok(["asset", "add", "PAGE", "--name", "Page", "--type", "stock", "--quote", "yahoo"])
+        // Refused for now (429, a page that is not JSON): exit 3, the other asset's quote kept.
+        let busy = s.run(["price", "refresh"])
+        XCTAssertEqual(busy.code, .service, busy.err)
+        XCTAssertTrue(busy.err.contains("BUSY: Yahoo Finance gave no quote: it refused for now (HTTP 429"), busy.err)
+        XCTAssertTrue(busy.err.contains("PAGE: Yahoo Finance gave no quote: it sent a page that is not JSON"), busy.err)
+        XCTAssertTrue(s.ok(["price", "list", "--json"]).out.contains(#""price": "110.52""#))
+        // An unknown symbol, or a quote in another currency than the asset's, is a broken rule: exit 1.
+        s.ok(["asset", "edit", "BUSY", "--quote", "yahoo:GONE"])
+        s.ok(["asset", "edit", "PAGE", "--quote", "yahoo:SPY", "--currency", "EUR"])
+        let broken = s.run(["price", "refresh", "--quiet"])
+        XCTAssertEqual(broken.code, .failure, broken.err)
+        XCTAssertTrue(broken.err.contains("Yahoo Finance does not know the symbol 'GONE' (HTTP 404"), broken.err)
+        XCTAssertTrue(broken.err.contains("SPY is quoted in USD, the asset in EUR"), broken.err)
+        XCTAssertEqual(broken.out, "")
+    }
+
+    func testByHandNeverCallsTheNetwork() throws {
+        let s = yahoo()
+        s.ok(["asset", "add", "GOLD", "--name", "Gold", "--type", "commodity"])
+        XCTAssertEqual(s.run(["asset", "add", "X", "--name", "X", "--type", "stock", "--quote", "bloomberg"]).code, .usage)
+        XCTAssertTrue(s.ok(["price", "refresh"]).out.contains("Nothing to refresh"))
+        XCTAssertTrue(server.requests.isEmpty)
+        // A store line of an asset by hand has no quote keys (older files read the same); --quote manual stops fetching.
+        XCTAssertFalse(String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).contains("quoteSource"))
+        s.ok(["asset", "edit", "GOLD", "--quote", "yahoo:GC=F"])
+        XCTAssertTrue(s.ok(["asset", "show", "GOLD", "--json"]).out.contains(#""quoteSymbol": "GC=F""#))
+        s.ok(["asset", "edit", "GOLD", "--quote", "manual"])
+        let shown = s.ok(["asset", "show", "GOLD", "--json"]).out
+        XCTAssertTrue(shown.contains(#""quoteSource": null"#) && shown.contains(#""quoteSymbol": null"#), shown)
+        XCTAssertFalse(String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).contains("quoteSource"))
+    }
+}
