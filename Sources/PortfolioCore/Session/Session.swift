@@ -15,13 +15,17 @@ public enum NetworkPurpose: Sendable {
 /// first needs the network, so a bad setting fails only the commands that would use it.
 public struct NetworkSettings: Sendable {
     public var config: PriceServiceConfig
+    /// The exchange-rate service (the ECB's rates).
+    public var fxConfig: FXServiceConfig
     /// Keys to redact from every message.
     public var secrets: [String]
     /// A budget in seconds that replaces the purpose's own (`BITPAL_HTTP_TIMEOUT`).
     public var timeoutOverride: Int?
 
-    public init(config: PriceServiceConfig, secrets: [String], timeoutOverride: Int? = nil) {
+    public init(config: PriceServiceConfig, fxConfig: FXServiceConfig = FXServiceConfig(environment: [:]), secrets: [String],
+                timeoutOverride: Int? = nil) {
         self.config = config
+        self.fxConfig = fxConfig
         self.secrets = secrets
         self.timeoutOverride = timeoutOverride
     }
@@ -71,6 +75,8 @@ public enum SessionNotice {
     case pricesNotRefreshedRecently(NetworkFailure, known: Bool)
     /// Refreshing prices failed; the last known ones are shown.
     case pricesNotRefreshed(Error)
+    /// Fetching the ECB's rates for a missing day failed; the record waits for a rate.
+    case ratesNotFetched(Error)
     /// A warning of the price service's reply (an unusable number, say).
     case service(String)
     /// The price cache could not be appended to and was moved aside.
