@@ -23,7 +23,7 @@ public struct CLI {
         PortfolioRemoveCommand.self,
         CashBalanceCommand.self, CashHistoryCommand.self, CashDepositCommand.self, CashWithdrawCommand.self, CashInterestCommand.self, CashFeeCommand.self,
         CashTransferCommand.self, CashExchangeCommand.self,
-        FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXHistoryCommand.self, FXImportCommand.self,
+        FXListCommand.self, FXSetCommand.self, FXRefreshCommand.self, FXFetchHistoryCommand.self, FXHistoryCommand.self, FXImportCommand.self,
         PriceListCommand.self, PriceSetCommand.self, PriceRefreshCommand.self, PriceHistoryCommand.self, PriceImportCommand.self,
         PriceFetchHistoryCommand.self,
         AlertAddCommand.self, AlertListCommand.self, AlertRemoveCommand.self, AlertCheckCommand.self,
@@ -59,6 +59,7 @@ public struct CLI {
             switch e {
             case .offline: ("\(e)", .usage)
             case .unknownCoin: ("\(e)", .failure)  // the service answered: it has no such coin
+            case .noRates: ("\(e)", .failure)  // the service answered: it has no rates then
             case .historyDays: ("\(e)", .failure)  // a well-formed number the rule refuses
             default: ("\(e)", .service)
             }

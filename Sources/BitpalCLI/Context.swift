@@ -111,7 +111,7 @@ public final class Context {
         return made
     }
 
-    /// `BITPAL_HTTP_TIMEOUT` (1–600 whole seconds) and `BITPAL_API_URL` (http or https), checked by
+    /// `BITPAL_HTTP_TIMEOUT` (1–600 whole seconds), `BITPAL_API_URL` and `BITPAL_FX_URL` (http or https), checked by
     /// every command about to use the network: a bad value is a usage error (exit 2).
     static func networkSettings(_ variables: [String: String]) throws -> NetworkSettings {
         var timeout: Int?
@@ -123,14 +123,15 @@ public final class Context {
             }
             timeout = seconds
         }
-        for name in ["BITPAL_API_URL", "BITPAL_YAHOO_URL"] {
+        for name in ["BITPAL_API_URL", "BITPAL_FX_URL", "BITPAL_YAHOO_URL"] {
             guard let base = variables[name], !base.isEmpty else { continue }
             let scheme = URL(string: base)?.scheme?.lowercased()
             guard scheme == "http" || scheme == "https", URL(string: base)?.host != nil else {
-                throw CommandFailure("\(name) '\(TextEscaping.escaped(String(base.prefix(100))))' is not an http or https URL", code: .usage)
+                throw CommandFailure("\(name) '\(TextEscaping.escaped(String(base.prefix(100))))' is not an http or https URL",
+                                     code: .usage)
             }
         }
-        return NetworkSettings(config: PriceServiceConfig(environment: variables),
+        return NetworkSettings(config: PriceServiceConfig(environment: variables), fxConfig: FXServiceConfig(environment: variables),
                                secrets: PriceServiceConfig.secrets(in: variables), timeoutOverride: timeout,
                                yahoo: YahooClient.settings(environment: variables, version: CLI.version))
     }
@@ -174,6 +175,8 @@ public final class Context {
             warn("could not refresh prices (\(phrase(failure))); \(known ? "showing the last known prices" : "no prices are known yet")")
         case .pricesNotRefreshed(let error):
             warn("could not refresh prices (\(error)); showing the last known prices")
+        case .ratesNotFetched(let error):
+            warn("could not fetch the ECB's exchange rates (\(error))")
         case .service(let text):
             warn(text)
         case .priceCacheMovedAside(let broken):

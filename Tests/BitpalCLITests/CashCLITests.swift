@@ -157,8 +157,8 @@ final class CurrencyCLITests: XCTestCase {
         s.ok(["portfolio", "default", "eu"])
         let missing = s.run(["add", "buy", "btc", "1", "40000", "--fee", "20", "--currency", "USD", "--date", "2024-01-10"])
         XCTAssertEqual(missing.code, .failure)
-        XCTAssertEqual(missing.err, "error: No USD→EUR rate on or before 2024-01-10: give --fx-rate or record one with "
-                       + "'bitpal fx set USD EUR RATE --date 2024-01-10'\n")
+        XCTAssertEqual(missing.err, "error: No USD→EUR rate on or before 2024-01-10: fetch the ECB's with 'bitpal fx fetch-history USD "
+                       + "--since 2024-01-10', give --fx-rate, or record one with 'bitpal fx set USD EUR RATE --date 2024-01-10'\n")
         s.ok(["add", "buy", "btc", "1", "40000", "--fee", "20", "--currency", "USD", "--fx-rate", "0.91", "--date", "2024-01-10"])
         s.ok(["add", "buy", "btc", "0.5", "62000", "--date", "2024-03-10"])
         s.ok(["fx", "set", "USD", "EUR", "0.93", "--date", "2024-05-01"])

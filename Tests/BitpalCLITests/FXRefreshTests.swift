@@ -25,9 +25,12 @@ final class FXRefreshTests: FakeServiceTestCase {
         server.enqueue(.init(status: 200, body: Self.rates, headers: ["content-type": "application/json"]))
         let r = s.run(["--json", "fx", "refresh"])
         XCTAssertEqual(r.code, .success, "\(r)")
-        XCTAssertEqual(server.requests.map(\.path), ["/api/v3/exchange_rates"])
+        // The ECB's latest day is asked too (ECBRatesTests): here, CoinGecko's part.
+        XCTAssertEqual(server.requests.map(\.path), ["/api/v3/exchange_rates", "/fx/v1/latest"])
         let out = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
-        let refreshed = try XCTUnwrap(out["refreshed"] as? [[String: String]])
+        let all = try XCTUnwrap(out["refreshed"] as? [[String: String]])
+        XCTAssertTrue(all.contains { $0["from"] == "USD" && $0["to"] == "EUR" && $0["source"] == "ecb" }, "\(all)")
+        let refreshed = all.filter { $0["source"] == "coingecko" }
         // USD→EUR = 89532.437 ÷ 97264.012, half-up at 18 decimals: the one pair the book needs that the
         // service lists (the book's currencies are USD and GBP; the bases EUR and main's USD).
         XCTAssertEqual(refreshed.map { [$0["from"], $0["to"], $0["rate"], $0["source"]] }, [["USD", "EUR", "0.920509396630688029", "coingecko"]])
@@ -36,7 +39,7 @@ final class FXRefreshTests: FakeServiceTestCase {
         // The report values AAPL (priced in USD) in euros at the fetched rate, without another request.
         let holdings = s.ok(["--offline", "--json", "holdings"]).out
         XCTAssertTrue(holdings.contains(#""currentValue": "1841.02""#), holdings)  // 2000 × 0.920509…
-        XCTAssertEqual(server.requests.count, 1)
+        XCTAssertEqual(server.requests.count, 2)
         // The portfolio file is untouched by a refresh; the rates live in the price cache.
         XCTAssertFalse(String(decoding: s.storeBytes ?? Data(), as: UTF8.self).contains("fxRates"))
         XCTAssertTrue(s.ok(["--offline", "fx"]).out.contains("coingecko"))

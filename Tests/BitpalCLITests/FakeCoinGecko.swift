@@ -1,4 +1,5 @@
 import Foundation
+import PortfolioCore
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -75,6 +76,40 @@ final class FakeCoinGecko: @unchecked Sendable {
         return Reply(status: 200, body: body, headers: ["content-type": "application/json"])
     }
 
+    /// The ECB's working days of the first half of 2024 (no weekends, 1 January, Good Friday, Easter
+    /// Monday or 1 May), per euro: USD 1.08DD, GBP 0.85DD, JPY 170.DD for day of month DD; no HKD.
+    static let ecbDays: [(day: String, rates: String)] = {
+        var out: [(String, String)] = []
+        let holidays: Set<String> = ["2024-01-01", "2024-03-29", "2024-04-01", "2024-05-01"]
+        for n in ISODate.days(fromCivil: 2024, 1, 1)...ISODate.days(fromCivil: 2024, 5, 31) {
+            let text = ISODate.dayText(n), dd = String(text.suffix(2))
+            // 1970-01-01 was a Thursday: days 2 and 3 after it (mod 7) are Saturdays and Sundays.
+            guard (n % 7 + 7) % 7 != 2, (n % 7 + 7) % 7 != 3, !holidays.contains(text) else { continue }
+            out.append((text, #"{"GBP":0.85\#(dd),"JPY":170.\#(dd),"USD":1.08\#(dd)}"#))
+        }
+        return out
+    }()
+
+    /// Frankfurter v1 as research §5 describes it: `/fx/v1/{a}..{b}` from the last working day at or
+    /// before `a` (weekends and holidays absent), `/fx/v1/latest`; `404 {"message":"not found"}` when
+    /// there is nothing; only `base=EUR`.
+    static func frankfurter(_ request: Request) -> Reply {
+        let json = ["content-type": "application/json", "cache-control": "public, max-age=86400", "etag": "\"abc\""]
+        guard request.query["base"] == "EUR" else { return Reply(status: 422, body: #"{"message":"bitpal asks per euro"}"#) }
+        let tail = request.path.dropFirst("/fx/v1/".count)
+        if tail == "latest", let last = ecbDays.last {
+            return Reply(status: 200, body: #"{"amount":1.0,"base":"EUR","date":"\#(last.day)","rates":\#(last.rates)}"#, headers: json)
+        }
+        let ends = tail.components(separatedBy: "..")
+        guard ends.count == 2 else { return Reply(status: 404, body: #"{"message":"not found"}"#) }
+        let start = ecbDays.last { $0.day <= ends[0] }?.day ?? ends[0]
+        let days = ecbDays.filter { $0.day >= start && $0.day <= ends[1] }
+        guard let first = days.first, let last = days.last else { return Reply(status: 404, body: #"{"message":"not found"}"#) }
+        let rates = days.map { #""\#($0.day)":\#($0.rates)"# }.joined(separator: ",")
+        return Reply(status: 200, body: #"{"amount":1.0,"base":"EUR","start_date":"\#(first.day)","end_date":"\#(last.day)","rates":{\#(rates)}}"#,
+                     headers: json)
+    }
+
     private let lock = NSLock()
     private var listener: Int32 = -1
     private(set) var port: UInt16 = 0
@@ -84,6 +119,7 @@ final class FakeCoinGecko: @unchecked Sendable {
     private var stopped = false
     /// Used when no reply is queued: prices for the ids asked, or the coin list.
     var fallback: (Request) -> Reply = { request in
+        if request.path.hasPrefix("/fx/") { return FakeCoinGecko.frankfurter(request) }
         if request.path.hasSuffix("/simple/price") {
             let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
             return Reply(status: 200, body: FakeCoinGecko.pricesBody(for: ids), headers: ["content-type": "application/json"])
@@ -98,6 +134,8 @@ final class FakeCoinGecko: @unchecked Sendable {
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)/api/v3" }
+    /// Frankfurter's stand-in (`BITPAL_FX_URL`) on the same port.
+    var fxURL: String { "http://127.0.0.1:\(port)/fx" }
 
     var requests: [Request] {
         lock.lock()
@@ -329,6 +367,7 @@ class FakeServiceTestCase: XCTestCase {
     func online(_ extra: [String: String] = [:]) -> Sandbox {
         let s = Sandbox(offline: false)
         s.variables["BITPAL_API_URL"] = server.baseURL
+        s.variables["BITPAL_FX_URL"] = server.fxURL
         for (k, v) in extra { s.variables[k] = v }
         return s
     }

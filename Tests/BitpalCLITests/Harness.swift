@@ -23,7 +23,8 @@ final class Sandbox {
     init(now: String = "2024-06-01T12:00:00Z", offline: Bool = true) {
         dir = FileManager.default.temporaryDirectory.path + "/bitpal-cli-\(UUID().uuidString)"
         self.now = ISODate.parseTimestamp(utf8: now.utf8)!
-        variables = ["BITPAL_HOME": dir, "HOME": dir + "/home", "TZ": "UTC"]
+        // The exchange-rate service at a closed port unless a test names its fake: never the internet.
+        variables = ["BITPAL_HOME": dir, "HOME": dir + "/home", "TZ": "UTC", "BITPAL_FX_URL": "http://127.0.0.1:9"]
         if offline { variables["BITPAL_OFFLINE"] = "1" }
     }
 

@@ -151,8 +151,13 @@ import Testing
         let text2 = String(decoding: FileManager.default.contents(atPath: cache.path) ?? Data(), as: UTF8.self)
         #expect(text2.contains("\"version\": 2,"))
         #expect(try cache.loadLatest().first { $0.coinId == "coin-0" }?.source == .imported)
+        // The ECB's rates make it version 3 (a source older builds cannot read).
+        try cache.append([Quote(coinId: "fx:USD/EUR", price: dec("0.92"), time: now, source: .ecb, currency: "EUR")], now: now, timeZone: utc)
+        let text3 = String(decoding: FileManager.default.contents(atPath: cache.path) ?? Data(), as: UTF8.self)
+        #expect(text3.contains("\"version\": 3,"))
+        #expect(try cache.loadLatest().first { $0.coinId == "fx:USD/EUR" }?.source == .ecb)
         // A newer version than this build reads is refused by name, from a prefix or the whole file.
-        try Data(text2.replacingOccurrences(of: "\"version\": 2,", with: "\"version\": 3,").utf8).write(to: URL(fileURLWithPath: cache.path))
+        try Data(text3.replacingOccurrences(of: "\"version\": 3,", with: "\"version\": 4,").utf8).write(to: URL(fileURLWithPath: cache.path))
         #expect(throws: StoreError.self) { try cache.loadLatest() }
         #expect(throws: StoreError.self) { try cache.load() }
     }

@@ -20,12 +20,20 @@ enum FXOptions {
         context.out(table.render(style: context.style))
     }
 
+    /// Warns of currencies the ECB does not quote.
+    static func warnMissing(_ codes: [String], context: Context) {
+        for c in codes {
+            context.warn("the ECB publishes no rate for \(c); record its rates with 'bitpal fx set' or 'bitpal fx import'")
+        }
+    }
+
     static let details = """
     A rate is units of TO per one FROM (fx set EUR USD 1.09: one euro is 1.09 dollars), true from its
     date on. A lookup takes the newest rate of the pair at or before a date, a rate recorded the other
     way round counting as 1 ÷ rate; when both share a date, the one recorded later wins. Rates typed by
-    hand live in portfolio.json ("fxRates"); fetched ones (fx refresh) and imported ones (fx import) in
-    the price cache. Money in another currency than a portfolio's base stores the rate of its date.
+    hand live in portfolio.json ("fxRates"); fetched ones (fx refresh, fx fetch-history) and imported ones
+    (fx import) in the price cache. Money in another currency than a portfolio's base stores the rate of
+    its date; when none is known for a past day and bitpal is online, the ECB's are fetched first.
     """
 }
 
@@ -86,12 +94,14 @@ struct FXListCommand: Command {
 
 struct FXRefreshCommand: Command {
     static let spec = CommandSpec(
-        name: "fx refresh", summary: "Fetch the exchange rates the book needs (one request, for cron)",
+        name: "fx refresh", summary: "Fetch today's exchange rates the book needs (for cron)",
         options: [OptionSpec("--quiet", nil, "print nothing on success")], group: "Cash and currencies",
         details: """
-        One request to the price service's /exchange_rates: the rate of every currency the book uses (and
-        USD, the currency of fetched prices) into every portfolio's base, kept in the price cache. A
-        currency the service does not list gets no rate (never a guessed 1).
+        Two requests: the price service's /exchange_rates (the rate of every currency the book uses, and
+        USD, the currency of fetched prices, into every portfolio's base) and the ECB's reference rates
+        of the newest working day (Frankfurter's /v1/latest; BITPAL_FX_URL overrides its address), both
+        kept in the price cache. A currency a service does not list gets no rate from it (never a guessed
+        1). When one service fails, the other's rates are still kept and shown, and the exit is 3.
         """,
         examples: ["bitpal fx refresh", "*/5 * * * * bitpal price refresh --quiet && bitpal fx refresh --quiet"])
 
@@ -104,17 +114,106 @@ struct FXRefreshCommand: Command {
             throw UsageError.conflict("'fx refresh' fetches rates, so it cannot run offline (--offline or BITPAL_OFFLINE)")
         }
         let session = try context.session()
-        let refreshed = try session.prices.refreshRates(try session.repository.loadBook(), purpose: .explicit)
+        let book = try session.repository.loadBook()
+        _ = try session.service.networkSettings()
+        // Each source on its own: one's failure never hides the other's rates.
+        var failures: [(source: String, error: Error)] = []
+        var coingecko: Prices.RefreshedRates?
+        var ecb: Prices.ECBFetch?
+        do { coingecko = try session.prices.refreshRates(book, purpose: .explicit) } catch { failures.append(("coingecko", error)) }
+        do { ecb = try session.prices.refreshECBRates(book, purpose: .explicit) } catch { failures.append(("ecb", error)) }
+        let rates = (coingecko?.rates ?? []) + (ecb?.rates ?? [])
         if context.json {
-            context.printJSON(.object([("refreshed", .array(refreshed.rates.map(FXOptions.json))),
-                                       ("missing", .array(refreshed.missing.map { .string($0) }))]))
+            context.printJSON(.object([("refreshed", .array(rates.map(FXOptions.json))),
+                                       ("missing", .array((coingecko?.missing ?? []).map { .string($0) })),
+                                       ("ecbMissing", .array((ecb?.missing ?? []).map { .string($0) })),
+                                       ("failed", .array(failures.map { .object([("source", .string($0.source)), ("error", .string("\($0.error)"))]) }))]))
+        } else {
+            for c in coingecko?.missing ?? [] { context.warn("the price service lists no rate for \(c); record one with 'bitpal fx set'") }
+            FXOptions.warnMissing(ecb?.missing ?? [], context: context)
+            if !quiet || !failures.isEmpty {
+                context.out("Refreshed \(rates.count) rate\(rates.count == 1 ? "" : "s").\n")
+                if !rates.isEmpty { FXOptions.render(rates, context: context) }
+            }
+        }
+        if let first = failures.first {
+            for other in failures.dropFirst() { context.console.error("error: \(other.error)\n") }
+            throw first.error
+        }
+        return .success
+    }
+}
+
+struct FXFetchHistoryCommand: Command {
+    static let spec = CommandSpec(
+        name: "fx fetch-history", summary: "Fetch the ECB's daily exchange rates since the first transaction",
+        arguments: "[CURRENCY...]",
+        options: [OptionSpec("--since", "DATE", "from this day (default: the day of the first transaction)")], group: "Cash and currencies",
+        details: """
+        One request to Frankfurter's /v1/{start}..{end}?base=EUR (the ECB's reference rates, no key;
+        BITPAL_FX_URL overrides its address) for every working day from the first day through today. Each
+        CURRENCY (default: every currency the book uses) gets a rate into every portfolio's base for each
+        day, computed here exactly from the rates per euro (rounded half-up at 18 decimals) and kept in
+        the price cache dated by day; fetching again replaces them. A weekend or holiday uses the newest
+        earlier rate, as every lookup does. A currency the ECB does not quote is named in a warning. Exit
+        3 when the service cannot be reached, refuses or answers with something else than its JSON; 1
+        when it has no rates for those days.
+        """,
+        examples: ["bitpal fx fetch-history", "bitpal fx fetch-history USD GBP --since 2023-01-01"])
+
+    var currencies: [String]
+    var since: DateArgument?
+
+    init(parsing a: inout ArgumentList) throws {
+        currencies = a.popRemaining()
+        since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
+    }
+
+    func run(_ context: Context) throws -> ExitCode {
+        if context.offline {
+            throw UsageError.conflict("'fx fetch-history' fetches rates, so it cannot run offline (--offline or BITPAL_OFFLINE)")
+        }
+        let session = try context.session()
+        let book = try session.repository.loadBook()
+        var (currencies, bases) = session.prices.rateCurrencies(book)
+        if !self.currencies.isEmpty { currencies = Set(try self.currencies.map { try FXOptions.currency($0, field: "CURRENCY") }) }
+        let zone = context.timeZone
+        let start: Int64
+        if let since {
+            let date = try since.start(in: zone, now: context.now)
+            guard date <= context.now else { throw CommandFailure("--since \(TextEscaping.escaped(since.text)) is in the future") }
+            start = ISODate.dayNumber(of: date, in: zone)
+        } else if let first = book.transactions.map(\.date).min() {
+            start = ISODate.dayNumber(of: first, in: zone)
+        } else {
+            throw CommandFailure("the book has no transactions yet: say from which day with --since", code: .usage)
+        }
+        let today = ISODate.dayNumber(of: context.now, in: zone)
+        _ = try session.service.networkSettings()
+        let fetched = try session.prices.fetchECBHistory(currencies: currencies, bases: bases, from: start, through: today, purpose: .explicit)
+        var pairs: [(from: String, to: String, rates: [FXRate])] = []
+        for r in fetched.rates {
+            if let i = pairs.firstIndex(where: { $0.from == r.from && $0.to == r.to }) { pairs[i].rates.append(r) } else { pairs.append((r.from, r.to, [r])) }
+        }
+        pairs.sort { ($0.from, $0.to) < ($1.from, $1.to) }
+        func day(_ r: FXRate?) -> JSONValue { .optional(r.map { ISODate.dayText(ISODate.dayNumber(of: $0.date, in: zone)) }) }
+        if context.json {
+            context.printJSON(.object([
+                ("since", .string(ISODate.dayText(start))), ("until", .string(ISODate.dayText(today))),
+                ("fetched", .array(pairs.map { p in
+                    .object([("from", .string(p.from)), ("to", .string(p.to)), ("rates", .number(String(p.rates.count))),
+                             ("first", day(p.rates.first)), ("last", day(p.rates.last))])
+                })),
+                ("missing", .array(fetched.missing.map { .string($0) })),
+            ]))
             return .success
         }
-        for c in refreshed.missing { context.warn("the price service lists no rate for \(c); record one with 'bitpal fx set'") }
-        if quiet { return .success }
-        let host = PriceServiceConfig(environment: context.environment.variables).host
-        context.out("Refreshed \(refreshed.rates.count) rate\(refreshed.rates.count == 1 ? "" : "s") from \(host).\n")
-        if !refreshed.rates.isEmpty { FXOptions.render(refreshed.rates, context: context) }
+        FXOptions.warnMissing(fetched.missing, context: context)
+        if pairs.isEmpty { context.out("No ECB rates for the currencies asked between \(ISODate.dayText(start)) and \(ISODate.dayText(today)).\n") }
+        for p in pairs {
+            context.out("\(p.from)→\(p.to): \(p.rates.count) daily rate\(p.rates.count == 1 ? "" : "s"), "
+                + "\(Human.day(p.rates[0].date, in: zone)) … \(Human.day(p.rates[p.rates.count - 1].date, in: zone)).\n")
+        }
         return .success
     }
 }

@@ -116,7 +116,8 @@ extension PortfolioError: CustomStringConvertible {
         case let .fxRateMissing(from, to, date):
             // The suggested --date is the day as typed (UTC); a bare day stands for all of it.
             let day = String(ISODate.format(date).prefix(10))
-            return "No \(from)→\(to) rate on or before \(names.date(date)): give --fx-rate or record one with 'bitpal fx set \(from) \(to) RATE --date \(day)'"
+            return "No \(from)→\(to) rate on or before \(names.date(date)): fetch the ECB's with 'bitpal fx fetch-history \(from) --since \(day)', "
+                + "give --fx-rate, or record one with 'bitpal fx set \(from) \(to) RATE --date \(day)'"
         case let .cashNotTracked(name):
             return "Portfolio '\(TextEscaping.escaped(name))' does not track cash; turn it on with 'bitpal portfolio edit \(TextEscaping.escaped(name)) --cash'"
         case let .unlinkedTransferIn(id):

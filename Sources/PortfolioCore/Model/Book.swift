@@ -197,6 +197,9 @@ public struct Book: Sendable, Equatable {
     /// Rates beyond `fxRates` (the price cache's fetched and imported ones), read only when
     /// `fxRate(for:in:on:)` needs a rate; not stored.
     public var moreRates: (@Sendable () -> [FXRate])?
+    /// Asked by `fxRate(for:in:on:)` when no rate of FROM→TO is known at a date: fetches rates and
+    /// says whether it found any (then the lookup is made again); not stored.
+    public var fetchRates: (@Sendable (_ from: String, _ to: String, _ date: Date) -> Bool)?
     /// Top-level keys this build does not know, with their JSON text, kept as they were.
     public var unknownKeys: [(key: String, json: [UInt8])] = []
     /// The version the file was read in (1 for a file to migrate on the first write).
@@ -254,7 +257,7 @@ extension Book {
 
     /// The rate to store with money in `currency` at `date` in `portfolio`: `nil` in its base currency;
     /// else `given` (`--fx-rate`), else the table's newest rate at or before the date (an inverse
-    /// counts; typed ones and `moreRates` alike), else a refusal saying how to give one.
+    /// counts; typed ones and `moreRates` alike), else what `fetchRates` finds, else a refusal saying how to give one.
     public func fxRate(for currency: String, in portfolio: Portfolio, on date: Date, given: Fixed18? = nil) throws(PortfolioError) -> Fixed18? {
         if currency == portfolio.baseCurrency {
             if given != nil { throw .currencyMismatch(given: currency, expected: currency, reason: "the base currency of '\(portfolio.name)', which takes no --fx-rate") }
@@ -265,7 +268,8 @@ extension Book {
             return given
         }
         // Typed, fetched and imported rates alike (the newest at or before the date), as reports use them.
-        guard let found = FXTable(fxRates + (moreRates?() ?? [])).rate(from: currency, to: portfolio.baseCurrency, on: date) else {
+        func lookup() -> FXTable.Found? { FXTable(fxRates + (moreRates?() ?? [])).rate(from: currency, to: portfolio.baseCurrency, on: date) }
+        guard let found = lookup() ?? (fetchRates?(currency, portfolio.baseCurrency, date) == true ? lookup() : nil) else {
             throw .fxRateMissing(from: currency, to: portfolio.baseCurrency, date: date)
         }
         return found.rate

@@ -9,6 +9,8 @@ public struct FXRate: Hashable, Sendable {
         case coingecko
         /// Read from a price file (`fx import`), kept in the price cache.
         case imported
+        /// The ECB's reference rates (`fx fetch-history`, `fx refresh`), kept in the price cache.
+        case ecb
     }
 
     public var from: String

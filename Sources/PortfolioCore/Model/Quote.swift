@@ -8,6 +8,8 @@ public enum QuoteSource: String, Sendable, Hashable {
     case coingecko
     /// Read from a price file (`price import`, `fx import`), kept in the price cache.
     case imported
+    /// The ECB's reference rates (`fx fetch-history`, `fx refresh`), dated by day.
+    case ecb
     /// The latest trade's price of a holding that has no quote at all (never stored: computed for a report).
     case trade
     /// Fetched from Yahoo Finance for a registered asset (`asset add … --quote yahoo`), kept in the price cache.

@@ -116,8 +116,6 @@ public struct CoinGeckoClient: Sendable {
 
     /// ids per request; CoinGecko caps list parameters around this size.
     public static let batchSize = 250
-    /// A retry is not started with less than this left of the budget.
-    static let minimumAttemptTime: TimeInterval = 0.25
 
     public init(config: PriceServiceConfig, transport: any HTTPTransport,
                 budget: NetworkBudget = NetworkBudget(seconds: 30, clock: NetworkBudget.monotonicNow), secrets: [String] = [],
@@ -152,7 +150,7 @@ public struct CoinGeckoClient: Sendable {
             do {
                 fields = try Self.readSimplePrice(body, currencies: vs)
             } catch {
-                throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
+                throw PriceError.badResponse(ServiceRequest.readingDetail(error, body: body)).redacting(secrets)
             }
             for id in batch {
                 guard let coin = fields[id] else {
@@ -219,7 +217,7 @@ public struct CoinGeckoClient: Sendable {
         do {
             chart = try Self.readChart(body)
         } catch {
-            throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
+            throw PriceError.badResponse(ServiceRequest.readingDetail(error, body: body)).redacting(secrets)
         }
         var caps: [Int64: Decimal] = [:]
         for (stamp, value) in chart.marketCaps {
@@ -323,7 +321,7 @@ public struct CoinGeckoClient: Sendable {
         do {
             return try Self.readExchangeRates(body)
         } catch {
-            throw PriceError.badResponse(Self.readingDetail(error, body: body)).redacting(secrets)
+            throw PriceError.badResponse(ServiceRequest.readingDetail(error, body: body)).redacting(secrets)
         }
     }
 
@@ -425,67 +423,11 @@ public struct CoinGeckoClient: Sendable {
 
     private func getUnredacted(_ path: String, query: [(String, String)], maxBodyBytes: Int,
                                failure: (HTTPResponse) -> PriceError?) throws(PriceError) -> Data {
-        var components = URLComponents(string: config.baseURL + path)
-        components?.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.0, value: $0.1) }
-        guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil else {
-            throw .unreachable(host: config.host, detail: "'\(TextEscaping.escaped(config.baseURL))' is not an http or https URL")
-        }
         var headers = ["accept": "application/json", "user-agent": "bitpal"]
         if let h = config.keyHeader, let v = config.keyValue { headers[h] = v }
-        let timedOut = PriceError.timedOut(host: config.host, seconds: budget.seconds)
-        var attempt = 0
-        while true {
-            attempt += 1
-            let remaining = budget.remaining
-            if remaining <= 0 { throw timedOut }
-            let request = HTTPRequest(url: url, headers: headers, timeout: remaining, maxBodyBytes: maxBodyBytes)
-            let response: HTTPResponse
-            do {
-                response = try transport.send(request)
-            } catch {
-                switch error {
-                case .timedOut: throw timedOut
-                case let .cannotConnect(d): throw .unreachable(host: config.host, detail: d)
-                case let .failed(d): throw .unreachable(host: config.host, detail: d)
-                case let .tooLarge(limit): throw .tooLarge(limit: limit)
-                case let .unavailable(d): throw .networkUnavailable(d)
-                }
-            }
-            let status = response.status
-            if status == 200 { return response.body }
-            if (300...399).contains(status) {
-                throw .redirected(status: status, location: response.headers["location"].map { Self.locationHost($0, base: url) })
-            }
-            if status == 429 || (500...599).contains(status) {
-                let failure: PriceError = status == 429 ? .rateLimited(attempts: attempt) : .serverError(status: status, attempts: attempt)
-                if attempt >= config.maxAttempts { throw failure }
-                let wait = waitBeforeRetry(attempt: attempt, response: response)
-                // Do not start a wait the budget cannot cover (with a little time left to ask again).
-                if wait + Self.minimumAttemptTime >= budget.remaining { throw failure }
-                sleep(wait)
-                continue
-            }
-            throw failure(response) ?? classify(response)
-        }
-    }
-
-    /// Where a redirect points, for the message: the host and port, never the path or query.
-    static func locationHost(_ location: String, base: URL) -> String {
-        guard let target = URL(string: location, relativeTo: base)?.absoluteURL, let host = target.host else {
-            return "an unreadable location"
-        }
-        let port = target.port.map { ":\($0)" } ?? ""
-        return String((host + port).prefix(100))
-    }
-
-    func waitBeforeRetry(attempt: Int, response: HTTPResponse) -> TimeInterval {
-        if let text = response.headers["retry-after"]?.trimmingCharacters(in: .whitespaces),
-           !text.isEmpty, text.utf8.count <= 6, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int(text) {
-            return min(TimeInterval(seconds), config.maxWait)
-        }
-        if response.headers["retry-after"] != nil { return config.maxWait }  // a date or junk: wait the longest
-        return min(TimeInterval(attempt), config.maxWait)
+        let request = ServiceRequest(baseURL: config.baseURL, host: config.host, headers: headers, maxAttempts: config.maxAttempts,
+                                     maxWait: config.maxWait, transport: transport, budget: budget, sleep: sleep)
+        return try request.get(path, query: query, maxBodyBytes: maxBodyBytes) { failure($0) ?? classify($0) }
     }
 
     func classify(_ response: HTTPResponse) -> PriceError {
@@ -520,11 +462,6 @@ public struct CoinGeckoClient: Sendable {
         if let s = dict["error"] as? String { text = s }
         if text == nil, let status = dict["status"] as? [String: Any], let s = status["error_message"] as? String { text = s }
         return text.map { String(PriceError.redact($0, secrets).prefix(200)) }
-    }
-
-    static func readingDetail(_ error: JSONReadError, body: Data) -> String {
-        if body.isEmpty { return "an empty body" }
-        return "not the JSON bitpal expected (\(body.count) bytes; \(error.message) at line \(error.line), column \(error.column))"
     }
 
     static func decodingDetail(_ error: Error, body: Data) -> String {

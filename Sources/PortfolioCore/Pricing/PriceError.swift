@@ -25,6 +25,8 @@ public enum PriceError: Error, Equatable, Sendable {
     case historyDays(Int)
     /// The service does not know this coin id (HTTP 404 on `/coins/{id}/…`): not a network failure.
     case unknownCoin(String)
+    /// The exchange-rate service has no rates for what was asked (HTTP 404): not a network failure.
+    case noRates(String)
 
     /// The same error with every occurrence of each secret (any case, or percent-encoded)
     /// replaced by `[redacted]`: servers echo keys back in their messages.
@@ -38,6 +40,7 @@ public enum PriceError: Error, Equatable, Sendable {
         case let .redirected(status, location): return .redirected(status: status, location: location.map(clean))
         case let .networkUnavailable(detail): return .networkUnavailable(clean(detail))
         case let .unknownCoin(id): return .unknownCoin(clean(id))
+        case let .noRates(what): return .noRates(clean(what))
         case .rateLimited, .serverError, .keyRequired, .keyRejected, .proKeyOnPublicHost, .demoKeyOnProHost, .offline,
              .tooLarge, .historyBeyondPlan, .historyDays:
             return self
@@ -134,6 +137,8 @@ extension PriceError: CustomStringConvertible {
                 + "(the free and demo plans of the price service reach back \(PriceError.maxHistoryDays) days)"
         case let .unknownCoin(id):
             "the price service does not know the coin '\(TextEscaping.escaped(id))' (HTTP 404); find its id with 'bitpal coins search'"
+        case let .noRates(what):
+            "the exchange-rate service has no ECB rates for \(TextEscaping.escaped(what)) (HTTP 404; they start on 1999-01-04)"
         }
     }
 }

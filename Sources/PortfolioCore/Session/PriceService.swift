@@ -43,25 +43,35 @@ public final class PriceService {
         return read
     }
 
+    /// This run's one budget, fixed by the purpose of its first use.
+    private func budget(_ purpose: NetworkPurpose, _ settings: NetworkSettings) -> NetworkBudget {
+        let budget = networkBudget ?? NetworkBudget(
+            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
+            clock: environment.clock)
+        networkBudget = budget
+        return budget
+    }
+
     /// A client under this run's one budget.
     public func priceClient(_ purpose: NetworkPurpose) throws -> CoinGeckoClient {
         let settings = try networkSettings()
-        let budget = networkBudget ?? NetworkBudget(
-            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
-            clock: environment.clock)
-        networkBudget = budget
-        return CoinGeckoClient(config: settings.config, transport: environment.transport, budget: budget,
+        return CoinGeckoClient(config: settings.config, transport: environment.transport, budget: budget(purpose, settings),
                                secrets: settings.secrets, sleep: environment.sleep)
     }
 
-    /// Yahoo Finance under this run's one budget.
+    /// A client of the exchange-rate service under the same budget. Its failures are not remembered:
+    /// the memory is the price service's, which reports consult.
+    public func fxClient(_ purpose: NetworkPurpose) throws -> FrankfurterClient {
+        let settings = try networkSettings()
+        return FrankfurterClient(config: settings.fxConfig, transport: environment.transport, budget: budget(purpose, settings),
+                                 secrets: settings.secrets, sleep: environment.sleep)
+    }
+
+    /// Yahoo Finance under the same budget.
     public func yahooClient(_ purpose: NetworkPurpose) throws -> YahooClient {
         let settings = try networkSettings()
-        let budget = networkBudget ?? NetworkBudget(
-            seconds: settings.timeoutOverride ?? (purpose == .automatic ? Self.automaticBudgetSeconds : Self.explicitBudgetSeconds),
-            clock: environment.clock)
-        networkBudget = budget
-        return YahooClient(baseURL: settings.yahoo.url, userAgent: settings.yahoo.userAgent, transport: environment.transport, budget: budget)
+        return YahooClient(baseURL: settings.yahoo.url, userAgent: settings.yahoo.userAgent, transport: environment.transport,
+                           budget: budget(purpose, settings))
     }
 
     /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
@@ -93,7 +103,7 @@ public final class PriceService {
     /// Writes `.network-failure` (the time, then the redacted reason). Best effort.
     private func rememberNetworkFailure(_ error: PriceError, secrets: [String]) {
         switch error {
-        case .offline, .unknownCoin, .historyDays, .historyBeyondPlan: return  // the service answered: nothing to wait out
+        case .offline, .unknownCoin, .noRates, .historyDays, .historyBeyondPlan: return  // the service answered: nothing to wait out
         default: break
         }
         let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, secrets).replacingOccurrences(of: "\n", with: " ") + "\n"

@@ -17,6 +17,8 @@ public final class Prices {
     public var priceCache: PriceCache { PriceCache(directory: directory) }
     /// The price cache's rates, read at most once a run (an import may ask for a rate on every row).
     private let cachedRatesBox = Once<[FXRate]>()
+    /// Rates fetched this run for a missing day (`rateFetcher`).
+    let fetchedRates = FetchedRates()
 
     public init(_ environment: SessionEnvironment, service: PriceService, resolver: Resolver, notices: Notices) {
         directory = environment.directory
@@ -29,11 +31,11 @@ public final class Prices {
     }
 
     /// The price cache's fetched and imported rates, read when a book's own table has none for a
-    /// record (`Book.moreRates`).
+    /// record (`Book.moreRates`), and those fetched this run for a missing day.
     public var cachedRates: @Sendable () -> [FXRate] {
-        let box = cachedRatesBox
+        let box = cachedRatesBox, fetched = fetchedRates
         return { [priceCache] in
-            box.value { (try? priceCache.loadHistory(.rates)).map { Prices.cachedRates(PriceBook(fetched: $0)) } ?? [] }
+            box.value { (try? priceCache.loadHistory(.rates)).map { Prices.cachedRates(PriceBook(fetched: $0)) } ?? [] } + fetched.rates
         }
     }
 
@@ -106,7 +108,7 @@ public final class Prices {
     }
 
     /// The currencies the book's money is in (USD included: fetched prices are in it).
-    private func currencies(of book: Book) -> Set<String> {
+    func currencies(of book: Book) -> Set<String> {
         var currencies: Set<String> = ["USD"]
         for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
         for a in book.assets { currencies.insert(a.currency) }
@@ -219,7 +221,7 @@ public final class Prices {
             guard pair.count == 2 else { continue }
             for q in prices.history(newest.coinId) {
                 guard let rate = Fixed18(q.price), rate.units > 0 else { continue }
-                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: q.source == .imported ? .imported : .coingecko))
+                rates.append(FXRate(from: pair[0], to: pair[1], rate: rate, date: q.time, source: FXRate.Source(rawValue: q.source.rawValue) ?? .coingecko))
             }
         }
         return rates

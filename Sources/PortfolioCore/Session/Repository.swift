@@ -46,12 +46,13 @@ public final class Repository {
 
     /// Makes `change` to the book through the store (which checks the whole history under its lock):
     /// the records added, changed or removed, grouped by link. Rates come from the book's table and
-    /// the price cache, as every report finds them.
+    /// the price cache, as every report finds them; online, a rate missing for a day is fetched from the ECB.
     public func commit(_ change: TransactionChange, names: MessageNames) throws -> [[Transaction]] {
         let store = self.store
         let rates = prices.cachedRates
         return try store.update(now: now, names: names) { book in
             book.moreRates = rates
+            book.fetchRates = prices.rateFetcher(for: book)
             return (true, try book.apply(change, now: now, lines: { (try? store.transactionLines()) ?? [] }))
         }
     }
@@ -72,6 +73,7 @@ public final class Repository {
         let rates = prices.cachedRates
         return try store.update(now: now, names: names) { book in
             book.moreRates = rates  // a row in another currency finds fetched and imported rates too
+            book.fetchRates = prices.rateFetcher(for: book)
             let outcome = try TransactionImport.merge(document, into: &book, portfolio: portfolio, now: now, allowDuplicates: allowDuplicates,
                                                       timeZone: timeZone, names: names, resolveAsset: resolveAsset)
             return (!dryRun && outcome.changesStore, outcome)

@@ -15,6 +15,8 @@ public enum NetworkPurpose: Sendable {
 /// first needs the network, so a bad setting fails only the commands that would use it.
 public struct NetworkSettings: Sendable {
     public var config: PriceServiceConfig
+    /// The exchange-rate service (the ECB's rates).
+    public var fxConfig: FXServiceConfig
     /// Keys to redact from every message.
     public var secrets: [String]
     /// A budget in seconds that replaces the purpose's own (`BITPAL_HTTP_TIMEOUT`).
@@ -22,9 +24,11 @@ public struct NetworkSettings: Sendable {
     /// Yahoo Finance's base URL (`BITPAL_YAHOO_URL`) and the User-Agent sent to it (`BITPAL_USER_AGENT`).
     public var yahoo: (url: String, userAgent: String)
 
-    public init(config: PriceServiceConfig, secrets: [String], timeoutOverride: Int? = nil,
+    public init(config: PriceServiceConfig, fxConfig: FXServiceConfig = FXServiceConfig(environment: [:]), secrets: [String],
+                timeoutOverride: Int? = nil,
                 yahoo: (url: String, userAgent: String) = (YahooClient.defaultURL, "Mozilla/5.0 (compatible; bitpal)")) {
         self.config = config
+        self.fxConfig = fxConfig
         self.secrets = secrets
         self.timeoutOverride = timeoutOverride
         self.yahoo = yahoo
@@ -75,6 +79,8 @@ public enum SessionNotice {
     case pricesNotRefreshedRecently(NetworkFailure, known: Bool)
     /// Refreshing prices failed; the last known ones are shown.
     case pricesNotRefreshed(Error)
+    /// Fetching the ECB's rates for a missing day failed; the record waits for a rate.
+    case ratesNotFetched(Error)
     /// A warning of the price service's reply (an unusable number, say).
     case service(String)
     /// The price cache could not be appended to and was moved aside.

@@ -163,14 +163,16 @@ extension PriceCache {
         var w = JSONWriter(capacity: 1 << 20)
         w.beginObject()
         w.key("format"); w.string("bitpal-prices")
-        // Version 1 while every quote is fetched, so an older bitpal still reads such a cache.
-        var imported = false
+        // Version 1 while every quote is fetched from CoinGecko, so an older bitpal still reads such a
+        // cache; 2 with imported quotes; 3 with the ECB's or Yahoo's (sources an older bitpal cannot read).
+        var version = 1
         var newest: [Int32: Int] = [:]  // series → index of its newest kept quote (the last: they are sorted)
         for (i, e) in quotes.entries.enumerated() where keep(i) {
-            if e.source == .imported || e.source == .yahoo { imported = true }  // sources version 1 did not know
+            if e.source == .imported { version = max(version, 2) }
+            if e.source == .ecb || e.source == .yahoo { version = formatVersion }
             newest[e.series] = i
         }
-        w.key("version"); w.number(String(imported ? formatVersion : 1))
+        w.key("version"); w.number(String(version))
         if quotes.plainNames { w.key("order"); w.string(seriesOrder) }
         // The newest quote of each coin in each currency it is fetched in.
         w.key("latest")

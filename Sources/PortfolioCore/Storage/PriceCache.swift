@@ -21,10 +21,11 @@ import Glibc
 /// in full and one quote a day before it, for ever.
 ///
 /// **Versions.** Version 1 is written while every quote is fetched; a cache holding imported
-/// quotes is written as version 2, which an older bitpal refuses instead of moving it aside.
+/// quotes is written as version 2, and one holding the ECB's rates as version 3, which an older
+/// bitpal refuses instead of moving it aside.
 public struct PriceCache: Sendable {
     /// The newest format this build reads and writes.
-    public static let formatVersion = 2
+    public static let formatVersion = 3
     /// Every quote younger than this (7 days) is kept; older ones thin to the last of each local day.
     public static let recentSeconds: TimeInterval = 7 * 86_400
 

@@ -212,6 +212,8 @@ final class PriceCacheFile {
             source = .imported
         } else if PriceHistoryReader.equal(sourceText, "manual") {
             source = .manual
+        } else if PriceHistoryReader.equal(sourceText, "ecb") {
+            source = .ecb
         } else if PriceHistoryReader.equal(sourceText, "yahoo") {
             source = .yahoo
         } else {
