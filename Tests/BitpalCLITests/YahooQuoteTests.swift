@@ -100,4 +100,38 @@ final class YahooQuoteTests: FakeServiceTestCase {
         XCTAssertTrue(shown.contains(#""quoteSource": null"#) && shown.contains(#""quoteSymbol": null"#), shown)
         XCTAssertFalse(String(decoding: try XCTUnwrap(s.storeBytes), as: UTF8.self).contains("quoteSource"))
     }
+
+    /// Daily closes as traded: Yahoo's split adjustment undone, a null close skipped, the last bar of a day
+    /// kept, each on its exchange's day (Sydney's bars sit at 23:00 UTC of the day before); a split the
+    /// book lacks is a warning with the command that records it.
+    func testFetchHistoryStoresClosesAsTradedOnTheExchangesDays() throws {
+        let nvda = #"{"chart":{"result":[{"meta":{"currency":"USD","symbol":"NVDA","exchangeTimezoneName":"America/New_York","#
+            + #""regularMarketPrice":111.0,"regularMarketTime":1717185540},"timestamp":[1716989400,1717075800,1717162200,1717185540],"#
+            + #""events":{"splits":{"1717075800":{"date":1717075800,"numerator":4,"denominator":1,"splitRatio":"4:1"}}},"#
+            + #""indicators":{"quote":[{"close":[100.5,null,110.25,111.0]}]}}],"error":null}}"#
+        let bhp = #"{"chart":{"result":[{"meta":{"currency":"AUD","symbol":"BHP.AX","exchangeTimezoneName":"Australia/Sydney","#
+            + #""regularMarketPrice":45.1,"regularMarketTime":1717138800},"timestamp":[1717110000],"#
+            + #""indicators":{"quote":[{"close":[45.1]}]}}],"error":null}}"#
+        serveCharts(["NVDA": FakeCoinGecko.Reply(status: 200, body: nvda), "BHP.AX": FakeCoinGecko.Reply(status: 200, body: bhp)])
+        let s = yahoo()
+        s.ok(["asset", "add", "NVDA", "--name", "NVIDIA", "--type", "stock", "--quote", "yahoo"])
+        s.ok(["asset", "add", "BHP", "--name", "BHP", "--type", "stock", "--currency", "AUD", "--quote", "yahoo:BHP.AX"])
+        s.ok(["add", "buy", "NVDA", "1", "900", "--date", "2024-05-01"])
+        let r = s.ok(["price", "fetch-history", "NVDA", "BHP"])
+        XCTAssertTrue(r.err.contains("reports a 4:1 split of NVDA on 2024-05-30 that the book lacks; record it with "
+            + "'bitpal add split NVDA 4 --date 2024-05-30'"), r.err)
+        XCTAssertTrue(r.out.contains("NVDA (NVIDIA): 2 daily prices in USD, 2024-05-29 … 2024-05-31 (Yahoo Finance)."), r.out)
+        let history = s.ok(["price", "history", "NVDA", "--json"]).out
+        XCTAssertTrue(history.contains(#""402""#) && history.contains(#""111""#) && !history.contains(#""100.5""#), history)
+        let sydney = s.ok(["price", "history", "BHP", "--json"]).out
+        XCTAssertTrue(sydney.contains("2024-05-31T00:00:00Z") && sydney.contains(#""45.1""#), sydney)
+        // Recorded, the split is no longer reported.
+        s.ok(["add", "split", "NVDA", "4", "--date", "2024-05-30"])
+        XCTAssertFalse(s.ok(["price", "fetch-history", "NVDA"]).err.contains("lacks"))
+        // By hand, an asset has no source to fetch from: said, with how to give it one.
+        s.ok(["asset", "add", "GOLD", "--name", "Gold", "--type", "commodity"])
+        let byHand = s.run(["price", "fetch-history", "GOLD"])
+        XCTAssertEqual(byHand.code, .failure)
+        XCTAssertTrue(byHand.err.contains("--quote yahoo"), byHand.err)
+    }
 }

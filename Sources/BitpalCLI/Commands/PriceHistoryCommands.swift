@@ -144,7 +144,7 @@ struct FXImportCommand: Command {
 
 struct PriceFetchHistoryCommand: Command {
     static let spec = CommandSpec(
-        name: "price fetch-history", summary: "Fetch daily prices of coins for the last N days (default 365)", arguments: "COIN...",
+        name: "price fetch-history", summary: "Fetch daily prices of coins and quoted assets for the last N days (default 365)", arguments: "ASSET...",
         options: [OptionSpec("--days", "N", "how many days back, 1 to 365 (default 365: the free and demo plans' limit)")],
         group: "Prices",
         details: """
@@ -155,14 +155,17 @@ struct PriceFetchHistoryCommand: Command {
         is the current price. The quotes go to the price cache; fetching again replaces them. Exit 3 when
         the service cannot be reached or refuses (a 401: the free and demo plans reach back at most 365
         days), 1 for a coin the service does not know (the other coins are still fetched).
+        A registered asset with a quote source ('asset edit CODE --quote yahoo') takes its daily closes
+        from it: as traded (Yahoo's split adjustment undone), one a day of its exchange, dated that
+        day; a split the source reports and the book lacks is a warning with the command that records it.
         """,
-        examples: ["bitpal price fetch-history btc eth", "bitpal price fetch-history solana --days 30"])
+        examples: ["bitpal price fetch-history btc eth", "bitpal price fetch-history solana --days 30", "bitpal price fetch-history VWCE.DE"])
 
     var coins: [String]
     var days: Int
 
     init(parsing a: inout ArgumentList) throws {
-        coins = [try a.popPositional("COIN")] + a.popRemaining()
+        coins = [try a.popPositional("ASSET")] + a.popRemaining()
         let text = a.popOption("--days")
         days = try text.map { text in
             do { return try ArgumentList.positiveInt(text, field: "--days") } catch is CommandFailure { throw PriceError.historyDays(Int.max) }
@@ -178,17 +181,56 @@ struct PriceFetchHistoryCommand: Command {
         _ = try session.service.networkSettings()
         let book = try session.repository.loadBook()
         var ids: [String] = []
+        var quoted: [Asset] = []
         for text in coins {
             let asset = try session.resolver.resolveAsset(text, in: book)
             if Asset.isRegisteredID(asset.id) {
-                throw CommandFailure("\(TextEscaping.escaped(asset.id)) is a registered asset: the price service has no prices for it "
-                    + "(import them with 'bitpal price import')")
+                guard let registered = book.asset(id: asset.id), registered.quote != nil else {
+                    throw CommandFailure("\(TextEscaping.escaped(asset.id)) is a registered asset priced by hand: give it a quote source "
+                        + "('bitpal asset edit \(TextEscaping.escaped(asset.id)) --quote yahoo'), or import its prices with 'bitpal price import'")
+                }
+                if !quoted.contains(registered) { quoted.append(registered) }
+            } else if !ids.contains(asset.id) {
+                ids.append(asset.id)
             }
-            if !ids.contains(asset.id) { ids.append(asset.id) }
         }
         let defaultBase = book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? book.portfolios.first?.baseCurrency ?? "USD"
         var fetched: [JSONValue] = [], failed: [JSONValue] = []
         var code = ExitCode.success
+        for asset in quoted {
+            let got: (quotes: [Quote], splits: [(day: Int64, new: Decimal, old: Decimal)], dropped: Int)
+            do {
+                got = try session.prices.fetchAssetHistory(asset, since: context.now.addingTimeInterval(-Double(days) * 86_400), purpose: .explicit)
+            } catch let error as MarketDataError {
+                failed.append(.object([("assetId", .string(asset.id)), ("error", .string(error.description))]))
+                context.console.error("error: \(TextEscaping.escaped(asset.id)): \(error)\n")
+                code = error.isBrokenRule ? .failure : (code == .failure ? .failure : .service)
+                continue
+            }
+            if got.dropped > 0 { context.warn("\(got.dropped) unusable price\(got.dropped == 1 ? "" : "s") of \(TextEscaping.escaped(asset.id)) dropped") }
+            // A split the source knows and the book lacks, for an asset held across it, is said with the command that records it.
+            let held = book.transactions.filter { $0.assetId == asset.id }
+            for split in got.splits {
+                let before = held.contains { ISODate.dayNumber(of: $0.date, in: context.timeZone) < split.day && $0.type != .split }
+                let recorded = held.contains { $0.type == .split && ISODate.dayNumber(of: $0.date, in: context.timeZone) == split.day }
+                guard before && !recorded else { continue }
+                let ratio = split.old == 1 ? DecimalFormatting.exact(split.new) : "\(DecimalFormatting.exact(split.new)):\(DecimalFormatting.exact(split.old))"
+                context.warn("\(YahooClient.name) reports a \(DecimalFormatting.exact(split.new)):\(DecimalFormatting.exact(split.old)) split of "
+                    + "\(TextEscaping.escaped(asset.id)) on \(ISODate.dayText(split.day)) that the book lacks; record it with "
+                    + "'bitpal add split \(TextEscaping.escaped(asset.id)) \(ratio) --date \(ISODate.dayText(split.day))'")
+            }
+            fetched.append(.object([
+                ("assetId", .string(asset.id)), ("currency", .string(asset.currency)), ("quotes", .number(String(got.quotes.count))),
+                ("from", ReportJSON.date(got.quotes.first?.time)), ("until", ReportJSON.date(got.quotes.last?.time)),
+            ]))
+            guard !context.json else { continue }
+            if let first = got.quotes.first, let last = got.quotes.last {
+                context.out("\(context.coinLabel(asset.id)): \(got.quotes.count) daily price\(got.quotes.count == 1 ? "" : "s") in \(asset.currency), "
+                    + "\(Human.day(first.time, in: context.timeZone)) … \(Human.day(last.time, in: context.timeZone)) (\(YahooClient.name)).\n")
+            } else {
+                context.out("\(context.coinLabel(asset.id)): \(YahooClient.name) has no prices for the last \(days) day\(days == 1 ? "" : "s").\n")
+            }
+        }
         for id in ids {
             let holders = Set(book.transactions.filter { $0.assetId == id }.map(\.portfolio))
             let bases = Set(book.portfolios.filter { holders.contains($0.name) }.map(\.baseCurrency))

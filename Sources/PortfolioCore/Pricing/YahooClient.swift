@@ -74,6 +74,20 @@ public struct YahooClient: Sendable {
         public var closes: [(time: Date, price: Decimal)]
         /// Prices dropped as unusable (zero, negative, absurd), for a warning.
         public var dropped: Int
+        /// The exchange's zone (`meta.exchangeTimezoneName`): the days its bars belong to.
+        public var exchangeZone: TimeZone?
+        /// The splits the reply reports (`events.splits`), oldest first: when, and NEW:OLD.
+        public var splits: [(time: Date, new: Decimal, old: Decimal)] = []
+
+        /// The closes as traded: Yahoo adjusts every close for every later split (even one after the
+        /// window), so each is multiplied back by the ratio of every split after it.
+        public var closesAsTraded: [(time: Date, price: Decimal)] {
+            closes.map { bar in
+                var price = bar.price
+                for s in splits where s.time > bar.time && s.old > 0 { price = price * s.new / s.old }
+                return (bar.time, price)
+            }
+        }
 
         public static func == (a: Chart, b: Chart) -> Bool {
             a.currency == b.currency && a.latest?.price == b.latest?.price && a.latest?.time == b.latest?.time
@@ -81,11 +95,17 @@ public struct YahooClient: Sendable {
         }
     }
 
-    /// The chart of `symbol` for the last `days` days of daily bars (the latest price comes with any window).
-    public func chart(symbol: String, days: Int = 5) throws(MarketDataError) -> Chart {
+    /// The chart of `symbol`: daily bars of the last 5 days, or with `since` from then to `now`
+    /// (never `range=max`, which gives monthly bars); the latest price comes with any window.
+    public func chart(symbol: String, since: Date? = nil, now: Date = Date()) throws(MarketDataError) -> Chart {
         let encoded = symbol.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_=~"))) ?? symbol
-        let body = try get("/v8/finance/chart/\(encoded)", query: [("interval", "1d"), ("range", "\(max(1, min(days, 3650)))d"),
-                                                                  ("events", "div|split")], symbol: symbol)
+        var query = [("interval", "1d"), ("events", "div|split")]
+        if let since {
+            query += [("period1", String(Int64(since.timeIntervalSince1970))), ("period2", String(Int64(now.timeIntervalSince1970) + 1))]
+        } else {
+            query.append(("range", "5d"))
+        }
+        let body = try get("/v8/finance/chart/\(encoded)", query: query, symbol: symbol)
         do {
             return try Self.readChart(body)
         } catch {
@@ -137,7 +157,8 @@ public struct YahooClient: Sendable {
         let buffer = ByteBuffer(copying: Array(body))
         var r = JSONReader(buffer: buffer)
         var currencyText: String?
-        var marketPrice: String?, marketTime: String?
+        var marketPrice: String?, marketTime: String?, zoneName: String?
+        var splits: [(date: String, new: String, old: String)] = []
         var stamps: [String?] = [], closes: [String?] = []
         func numbers(_ r: inout JSONReader) throws(JSONReadError) -> [String?] {
             try r.readArray { (e: inout JSONReader) throws(JSONReadError) -> String? in e.consumeNull() ? nil : try e.readNumberText() }
@@ -163,10 +184,30 @@ public struct YahooClient: Sendable {
                                 case "currency": currencyText = try r.readStringOrNull()
                                 case "regularMarketPrice": marketPrice = r.consumeNull() ? nil : try r.readNumberText()
                                 case "regularMarketTime": marketTime = r.consumeNull() ? nil : try r.readNumberText()
+                                case "exchangeTimezoneName": zoneName = try r.readStringOrNull()
                                 default: try r.skipValue()
                                 }
                             }
                         case "timestamp": stamps = try numbers(&r)
+                        case "events":
+                            try r.beginObject()
+                            while let ek = try r.nextKey() {
+                                guard ek == "splits" else { try r.skipValue(); continue }
+                                try r.beginObject()
+                                while try r.nextKey() != nil {
+                                    var date = "", new = "", old = ""
+                                    try r.beginObject()
+                                    while let sk = try r.nextKey() {
+                                        switch sk {
+                                        case "date": date = try r.readNumberText()
+                                        case "numerator": new = try r.readNumberText()
+                                        case "denominator": old = try r.readNumberText()
+                                        default: try r.skipValue()
+                                        }
+                                    }
+                                    splits.append((date, new, old))
+                                }
+                            }
                         case "indicators":
                             try r.beginObject()
                             while let ik = try r.nextKey() {
@@ -200,7 +241,11 @@ public struct YahooClient: Sendable {
             guard let usable = ServiceNumbers.price(DecimalFormatting.exact(v)) else { dropped += 1; return nil }
             return usable
         }
-        var chart = Chart(currency: currency, latest: nil, closes: [], dropped: 0)
+        var chart = Chart(currency: currency, latest: nil, closes: [], dropped: 0, exchangeZone: zoneName.flatMap(TimeZone.init(identifier:)))
+        chart.splits = splits.compactMap { s in
+            guard let t = ServiceNumbers.date(s.date), let n = ServiceNumbers.exact(s.new), let d = ServiceNumbers.exact(s.old), n > 0, d > 0 else { return nil }
+            return (t, n, d)
+        }.sorted { $0.time < $1.time }
         if let p = price(marketPrice), let t = marketTime.flatMap({ ServiceNumbers.date($0) }) { chart.latest = (p, t) }
         for (i, stamp) in stamps.enumerated() where i < closes.count {
             guard let stamp, let time = ServiceNumbers.date(stamp), let p = price(closes[i]) else { continue }

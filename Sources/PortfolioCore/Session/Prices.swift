@@ -209,6 +209,34 @@ public final class Prices {
         return out
     }
 
+    /// A registered asset's daily closes since `since` from its quote source: as traded (the source's
+    /// split adjustment undone), the last bar of each day of its exchange, each dated that day (its
+    /// first instant in this run's zone); kept in the price cache. With the splits the source reports.
+    public func fetchAssetHistory(_ asset: Asset, since: Date, purpose: NetworkPurpose) throws
+        -> (quotes: [Quote], splits: [(day: Int64, new: Decimal, old: Decimal)], dropped: Int) {
+        guard let source = asset.quote else { return ([], [], 0) }
+        let chart: YahooClient.Chart
+        switch source.service {
+        case .yahoo: chart = try service.yahooClient(purpose).chart(symbol: source.symbol, since: since, now: now)
+        }
+        guard chart.currency == asset.currency else {
+            throw MarketDataError.wrongCurrency(symbol: source.symbol, quoted: chart.currency, asset: asset.currency)
+        }
+        let exchange = chart.exchangeZone ?? timeZone
+        var byDay: [Int64: Decimal] = [:]
+        for bar in chart.closesAsTraded where bar.time >= since && bar.time <= now {
+            byDay[ISODate.dayNumber(of: bar.time, in: exchange)] = bar.price  // bars come in time order: the day's last wins
+        }
+        let quotes = byDay.keys.sorted().map { day in
+            Quote(coinId: asset.id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date, source: .yahoo, currency: asset.currency)
+        }.filter { $0.time <= now }
+        if !quotes.isEmpty, let broken = try priceCache.merge(quotes, now: now, timeZone: timeZone).setAside {
+            notices.send(.priceCacheMovedAside(broken))
+        }
+        let splits = chart.splits.map { (ISODate.dayNumber(of: $0.time, in: exchange), $0.new, $0.old) }
+        return (quotes, splits, chart.dropped)
+    }
+
     /// Every rate known over time: those typed by hand (in recording order), then every fetched
     /// or imported `fx:FROM/TO` quote of the price history, oldest first.
     public func historyRates(_ book: Book, prices: PriceBook) -> [FXRate] { book.fxRates + Self.cachedRates(prices) }
