@@ -43,7 +43,9 @@ final class YahooQuoteTests: FakeServiceTestCase {
         let prices = s.ok(["price", "list", "--json"]).out
         XCTAssertTrue(prices.contains(#""price": "110.52""#) && prices.contains(#""price": "4.523""#), prices)
         XCTAssertTrue(prices.contains(#""source": "yahoo""#), prices)
-        XCTAssertTrue(s.ok(["price", "list"]).out.contains("2024-06-01 07:00"))
+        // Fetched now (the sandbox's 12:00); Yahoo's own time kept beside it.
+        XCTAssertTrue(s.ok(["price", "list"]).out.contains("2024-06-01 12:00"))
+        XCTAssertTrue(prices.contains(#""sourceUpdatedAt": "2024-06-01T07:00:00Z""#), prices)
         // One request a symbol, daily bars, with a User-Agent, and no cookie.
         let charts = server.requests.filter { $0.path.hasPrefix("/v8/finance/chart/") }
         XCTAssertEqual(charts.count, 2)
@@ -133,5 +135,26 @@ final class YahooQuoteTests: FakeServiceTestCase {
         let byHand = s.run(["price", "fetch-history", "GOLD"])
         XCTAssertEqual(byHand.code, .failure)
         XCTAssertTrue(byHand.err.contains("--quote yahoo"), byHand.err)
+    }
+
+    /// A report's automatic refresh fetches the quoted assets it holds (not the others), and a failing
+    /// source is a warning: the report still prints from what it has.
+    func testReportsRefreshTheQuotedAssetsTheyHold() throws {
+        serveCharts(["SPY": Self.chart(currency: "USD", price: "527.3")])
+        let s = yahoo()
+        s.ok(["asset", "add", "SPY", "--name", "S&P 500", "--type", "etf", "--quote", "yahoo"])
+        s.ok(["asset", "add", "QQQ", "--name", "Nasdaq 100", "--type", "etf", "--quote", "yahoo"])
+        s.ok(["add", "buy", "SPY", "2", "500", "--date", "2024-05-01"])
+        let holdings = s.ok(["holdings"]).out
+        XCTAssertTrue(holdings.contains("$1,054.60"), holdings)
+        XCTAssertEqual(server.requests.filter { $0.path.hasPrefix("/v8/finance/chart/") }.map(\.path), ["/v8/finance/chart/SPY"])
+        // Fresh for 60 s: no second request.
+        s.ok(["summary"])
+        XCTAssertEqual(server.requests.filter { $0.path.hasPrefix("/v8/finance/chart/") }.count, 1)
+        // A held asset whose symbol fails: a warning, and the report prints.
+        s.ok(["add", "buy", "QQQ", "1", "400", "--date", "2024-05-01"])
+        let r = s.ok(["holdings"])
+        XCTAssertTrue(r.err.contains("QQQ: Yahoo Finance does not know the symbol 'QQQ'"), r.err)
+        XCTAssertTrue(r.out.contains("SPY"), r.out)
     }
 }

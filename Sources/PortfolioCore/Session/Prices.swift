@@ -167,6 +167,26 @@ public final class Prices {
         return book
     }
 
+    /// The reports' refresh of registered assets with a quote source: those of `assets` whose newest
+    /// quote is over 60 s old, under the same short budget, never offline, not after a recent failure;
+    /// an asset that fails is a notice and its last known price is used.
+    public func refreshAssetsIfNeeded(_ assets: [Asset], book: PriceBook) -> PriceBook {
+        guard !offline else { return book }
+        let byID = Dictionary(assets.filter { $0.quote != nil }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let stale = book.needsRefresh(byID.keys.sorted(), now: now).compactMap { byID[$0] }
+        guard !stale.isEmpty, service.rememberedNetworkFailure() == nil else { return book }
+        do {
+            let fetched = try fetchAssetQuotes(stale, purpose: .automatic)
+            for (id, error) in fetched.failures { notices.send(.service("\(TextEscaping.escaped(id)): \(error)")) }
+            var updated = book
+            updated.add(fetched.quotes)
+            return updated
+        } catch {
+            notices.send(.pricesNotRefreshed(error))
+            return book
+        }
+    }
+
     /// What a refresh of registered assets with a quote source fetched, and which could not be fetched and why.
     public struct AssetQuotes: Sendable {
         public var quotes: [Quote] = []
@@ -197,7 +217,8 @@ public final class Prices {
                 guard let latest = chart.latest else {
                     throw MarketDataError.unavailable(service: YahooClient.name, detail: "no latest price for '\(TextEscaping.escaped(source.symbol))'")
                 }
-                out.quotes.append(Quote(coinId: asset.id, price: latest.price, time: min(latest.time, now), sourceUpdatedAt: latest.time,
+                // As a coin's: the time it was fetched, the service's own time beside it.
+                out.quotes.append(Quote(coinId: asset.id, price: latest.price, time: now, sourceUpdatedAt: latest.time,
                                         source: .yahoo, currency: asset.currency))
             } catch let error as MarketDataError {
                 out.failures.append((asset.id, error))

@@ -181,6 +181,8 @@ public final class Session {
             let coins = ledger.openPositions.filter { portfolios.contains($0.key.portfolio) && !Asset.isRegisteredID($0.assetId) }
                 .map(\.assetId)
             quotes = try prices.refreshIfNeeded(coins: coins, book: quotes, currencies: Array(bases.union([base])).sorted())
+            let held = Set(ledger.openPositions.filter { portfolios.contains($0.key.portfolio) }.map(\.assetId))
+            quotes = prices.refreshAssetsIfNeeded(book.assets.filter { held.contains($0.id) }, book: quotes)
             quotes = prices.refreshRatesIfNeeded(book, prices: quotes, history: history)
         }
         return (Self.withTradePrices(quotes, book: book, ledger: ledger, portfolios: portfolios), base)
