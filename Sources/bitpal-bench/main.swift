@@ -18,7 +18,10 @@ struct Options {
     /// kind, two portfolios, registered assets), `history` (the coin book with 5 years of daily
     /// prices in the price cache: value over time and performance; at 10k only), `lots` (one coin
     /// bought N times, rarely sold, under FIFO and HIFO: every lot stays open), `prices` (a price
-    /// import of `priceLines` lines, then the reports with that cache; only when named), or several.
+    /// import of `priceLines` lines, then the reports with that cache; only when named), `quotes`
+    /// (registered assets priced by Yahoo and coins, against a local stand-in: `price refresh`,
+    /// `price fetch-history` of 10 years, and reports with 10 years of 100 assets' quotes in the
+    /// cache; at 10k only), or several.
     var workloads = ["coins", "mixed", "history", "lots"]
     /// `--price-lines N`: the size of the `prices` workload (not run unless named: its import of 2M
     /// lines takes seconds a run), a price file of N lines of 50 coins' daily prices.
@@ -421,6 +424,35 @@ if let (n, dir) = options.generate {
         print("wrote \(n) transactions of one coin to \(dir)/portfolio-fifo.json and \(dir)/portfolio-hifo.json")
         exit(0)
     }
+    if options.workloads == ["quotes"] {
+        // 100 registered assets (the first 50 priced by Yahoo) and 20 coins, each bought once a month for
+        // 10 years; the cache holds each asset's daily quotes of those 10 years.
+        var book = Book()
+        let start = Date().timeIntervalSince1970 - 3650 * 86_400
+        let coins = Array(CoinCatalog.builtin.prefix(20)).map(\.id)
+        for i in 0..<100 {
+            let code = String(format: "Q%03d", i)
+            book.assets.append(Asset(id: code, name: "Fund \(i)", type: .etf, createdDate: Date(timeIntervalSince1970: start),
+                                     quote: i < 50 ? AssetQuoteSource(service: .yahoo, symbol: code) : nil))
+        }
+        var quotes: [Quote] = []
+        for (i, a) in book.assets.enumerated() {
+            for d in 0..<3650 {
+                quotes.append(Quote(coinId: a.id, price: Decimal(100 + i + d % 37), time: Date(timeIntervalSince1970: start + Double(d) * 86_400),
+                                    source: .imported, currency: "USD"))
+            }
+        }
+        for (k, id) in (book.assets.map(\.id) + coins).enumerated() {
+            for m in 0..<120 {
+                book.transactions.append(Transaction(type: .buy, assetId: id, amount: Fixed18(units: Fixed18.scale), price: Fixed18(units: 100 * Fixed18.scale),
+                                                     fee: .zero, date: Date(timeIntervalSince1970: start + Double(m * 30 + k % 30) * 86_400)))
+            }
+        }
+        if let broken = try? PriceCache(directory: dir).append(quotes) { print("price cache: \(broken)") }
+        _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(book)))
+        print("wrote 100 assets, 20 coins and \(quotes.count) cached quotes to \(dir)")
+        exit(0)
+    }
     if options.workloads == ["history"] {
         // The price history beside the book, written as the cache writes it; bitcoin's goes on to today,
         // so a weekly saving plan started in 2020 has a price for every date it catches up.
@@ -474,6 +506,13 @@ func target(_ workload: String, _ n: Int, _ command: String) -> Double? {
         }
     }
     if workload == "lots" { return nil }  // HIFO's: within 1.5× of FIFO's, measured just before
+    if workload == "quotes" {
+        switch command {
+        case "price refresh (50 assets, 20 coins)": return 1500
+        case "price fetch-history (20 assets, 10 years)": return 2000
+        default: return nil
+        }
+    }
     if workload == "prices" { return command.hasPrefix("price import") ? (command.contains("bad") ? nil : 8000) : 500 }
     if workload == "mixed" {
         switch (n, command) {
@@ -526,7 +565,7 @@ print("|---|---|---|---:|---:|---:|---:|:-:|")
 for workload in options.workloads {
 for n in workload == "prices" ? [options.priceLines] : options.sizes {
     // Value over time is measured on the 10k coin book only (5 years of daily prices beside it).
-    if workload == "history" && n != 10_000 { continue }
+    if (workload == "history" || workload == "quotes") && n != 10_000 { continue }
     let dir = "\(root)/\(workload)-n\(n)"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     // Generate in a child process: a spawned child's peak RSS includes its parent's (the kernel
@@ -543,7 +582,15 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
     try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     let store = "\(home)/portfolio.json"
     _ = rename("\(dir)/prices.json", "\(home)/prices.json")
-    let env = ["BITPAL_HOME": home, "BITPAL_OFFLINE": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin"]
+    var env = ["BITPAL_HOME": home, "BITPAL_OFFLINE": "1", "TZ": "UTC", "PATH": "/usr/bin:/bin"]
+    // The quotes workload's services: a stand-in on 127.0.0.1 in this process (reports still run --offline).
+    let services = workload == "quotes" ? QuoteServer() : nil
+    if let services {
+        env["BITPAL_OFFLINE"] = nil
+        env["BITPAL_API_URL"] = services.url + "/api/v3"
+        env["BITPAL_YAHOO_URL"] = services.url
+        env["BITPAL_FX_URL"] = services.url
+    }
 
     let mixed = workload == "mixed"
     let all: [String] = mixed ? ["--all"] : []
@@ -572,6 +619,17 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
             ("saving run (weekly since 2020)", ["saving", "run", "--quiet"], true, nil, nil),
             // Last: it replaces the price cache (with the same five years) on every run.
             ("price import (91k lines)", ["price", "import", "\(dir)/prices.ledger"], false, nil, nil),
+        ]
+    }
+    if workload == "quotes" {
+        let twenty = (0..<20).map { String(format: "Q%03d", $0) }
+        commands = [
+            ("price refresh (50 assets, 20 coins)", ["price", "refresh", "--quiet"], true, nil, nil),
+            ("price fetch-history (20 assets, 10 years)", ["price", "fetch-history"] + twenty + ["--days", "3650"], true, nil, nil),
+            ("holdings (100 assets, 10 years cached)", ["holdings", "--json", "--offline"], false, nil, nil),
+            ("summary", ["summary", "--offline"], false, nil, nil),
+            ("history (monthly)", ["history", "--offline"], false, nil, nil),
+            ("performance --period max", ["performance", "--period", "max", "--offline"], false, nil, nil),
         ]
     }
     if workload == "lots" {

@@ -145,7 +145,7 @@ struct FXImportCommand: Command {
 struct PriceFetchHistoryCommand: Command {
     static let spec = CommandSpec(
         name: "price fetch-history", summary: "Fetch daily prices of coins and quoted assets for the last N days (default 365)", arguments: "ASSET...",
-        options: [OptionSpec("--days", "N", "how many days back, 1 to 365 (default 365: the free and demo plans' limit)")],
+        options: [OptionSpec("--days", "N", "how many days back (default 365): coins 1 to 365 (the free and demo plans' limit), quoted assets up to 3650")],
         group: "Prices",
         details: """
         One request per coin and currency to the price service's /coins/{id}/market_chart, in the base
@@ -170,7 +170,8 @@ struct PriceFetchHistoryCommand: Command {
         days = try text.map { text in
             do { return try ArgumentList.positiveInt(text, field: "--days") } catch is CommandFailure { throw PriceError.historyDays(Int.max) }
         } ?? PriceError.maxHistoryDays
-        if !(1...PriceError.maxHistoryDays).contains(days) { throw PriceError.historyDays(days) }
+        // Up to 10 years for an asset with a quote source; a coin's limit (365) is the price service's, said when asked.
+        if !(1...3650).contains(days) { throw PriceError.historyDays(days) }
     }
 
     func run(_ context: Context) throws -> ExitCode {
@@ -197,11 +198,13 @@ struct PriceFetchHistoryCommand: Command {
         let defaultBase = book.portfolio(named: book.defaultPortfolio)?.baseCurrency ?? book.portfolios.first?.baseCurrency ?? "USD"
         var fetched: [JSONValue] = [], failed: [JSONValue] = []
         var code = ExitCode.success
-        for asset in quoted {
-            let got: (quotes: [Quote], splits: [(day: Int64, new: Decimal, old: Decimal)], dropped: Int)
-            do {
-                got = try session.prices.fetchAssetHistory(asset, since: context.now.addingTimeInterval(-Double(days) * 86_400), purpose: .explicit)
-            } catch let error as MarketDataError {
+        let histories = quoted.isEmpty ? []
+            : try session.prices.fetchAssetHistories(quoted, since: context.now.addingTimeInterval(-Double(days) * 86_400), purpose: .explicit)
+        for (asset, result) in zip(quoted, histories) {
+            let got: Prices.AssetHistory
+            switch result {
+            case let .success(history): got = history
+            case let .failure(error):
                 failed.append(.object([("assetId", .string(asset.id)), ("error", .string(error.description))]))
                 context.console.error("error: \(TextEscaping.escaped(asset.id)): \(error)\n")
                 code = error.isBrokenRule ? .failure : (code == .failure ? .failure : .service)

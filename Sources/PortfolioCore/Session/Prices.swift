@@ -195,33 +195,51 @@ public final class Prices {
         public var dropped = 0
     }
 
-    /// The latest quote of each asset in `assets` that has a quote source (one request a symbol,
-    /// under the run's one budget), kept in the price cache as fetched. A failure of one asset never
-    /// hides the others' quotes; a quote in another currency than the asset's is refused for it.
+    /// The charts of `assets` from their quote sources (daily bars since `since`, else the last few
+    /// days), at most 4 requests at once per service, in the assets' order.
+    private func charts(_ assets: [Asset], since: Date?, purpose: NetworkPurpose) throws -> [Result<YahooClient.Chart, MarketDataError>] {
+        let yahoo = try service.yahooClient(purpose)
+        let now = self.now
+        return Parallel.map(assets, width: 4) { asset -> Result<YahooClient.Chart, MarketDataError> in
+            guard let source = asset.quote else { return .failure(.unavailable(service: "bitpal", detail: "no quote source")) }
+            do throws(MarketDataError) {
+                switch source.service {
+                case .yahoo: return .success(try yahoo.chart(symbol: source.symbol, since: since, now: now))
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// `chart` when it is in `asset`'s currency, else why not.
+    private static func inCurrency(_ chart: YahooClient.Chart, of asset: Asset) -> Result<YahooClient.Chart, MarketDataError> {
+        guard chart.currency == asset.currency else {
+            return .failure(.wrongCurrency(symbol: asset.quote?.symbol ?? asset.id, quoted: chart.currency, asset: asset.currency))
+        }
+        return .success(chart)
+    }
+
+    /// The latest quote of each asset in `assets` that has a quote source (one request a symbol, at
+    /// most 4 at once, under the run's one budget), kept in the price cache as fetched. A failure of
+    /// one asset never hides the others' quotes; a quote in another currency than the asset's is refused for it.
     public func fetchAssetQuotes(_ assets: [Asset], purpose: NetworkPurpose) throws -> AssetQuotes {
         var out = AssetQuotes()
         let sourced = assets.filter { $0.quote != nil }
         guard !sourced.isEmpty else { return out }
-        let yahoo = try service.yahooClient(purpose)
-        for asset in sourced {
-            guard let source = asset.quote else { continue }
-            do {
-                let chart: YahooClient.Chart
-                switch source.service {
-                case .yahoo: chart = try yahoo.chart(symbol: source.symbol)
-                }
+        for (asset, result) in zip(sourced, try charts(sourced, since: nil, purpose: purpose)) {
+            switch result.flatMap({ Self.inCurrency($0, of: asset) }) {
+            case let .failure(error): out.failures.append((asset.id, error))
+            case let .success(chart):
                 out.dropped += chart.dropped
-                guard chart.currency == asset.currency else {
-                    throw MarketDataError.wrongCurrency(symbol: source.symbol, quoted: chart.currency, asset: asset.currency)
-                }
                 guard let latest = chart.latest else {
-                    throw MarketDataError.unavailable(service: YahooClient.name, detail: "no latest price for '\(TextEscaping.escaped(source.symbol))'")
+                    out.failures.append((asset.id, .unavailable(service: YahooClient.name,
+                                                                detail: "no latest price for '\(TextEscaping.escaped(asset.quote?.symbol ?? asset.id))'")))
+                    continue
                 }
                 // As a coin's: the time it was fetched, the service's own time beside it.
                 out.quotes.append(Quote(coinId: asset.id, price: latest.price, time: now, sourceUpdatedAt: latest.time,
                                         source: .yahoo, currency: asset.currency))
-            } catch let error as MarketDataError {
-                out.failures.append((asset.id, error))
             }
         }
         if !out.quotes.isEmpty, let broken = try priceCache.append(out.quotes, now: now, timeZone: timeZone) {
@@ -230,32 +248,39 @@ public final class Prices {
         return out
     }
 
-    /// A registered asset's daily closes since `since` from its quote source: as traded (the source's
-    /// split adjustment undone), the last bar of each day of its exchange, each dated that day (its
-    /// first instant in this run's zone); kept in the price cache. With the splits the source reports.
-    public func fetchAssetHistory(_ asset: Asset, since: Date, purpose: NetworkPurpose) throws
-        -> (quotes: [Quote], splits: [(day: Int64, new: Decimal, old: Decimal)], dropped: Int) {
-        guard let source = asset.quote else { return ([], [], 0) }
-        let chart: YahooClient.Chart
-        switch source.service {
-        case .yahoo: chart = try service.yahooClient(purpose).chart(symbol: source.symbol, since: since, now: now)
+    /// What `fetchAssetHistories` got of one asset: its daily quotes, the splits its source reports
+    /// (by the exchange's day), and how many prices were unusable.
+    public struct AssetHistory: Sendable {
+        public var quotes: [Quote]
+        public var splits: [(day: Int64, new: Decimal, old: Decimal)]
+        public var dropped: Int
+    }
+
+    /// The daily closes of `assets` since `since` from their quote sources (at most 4 requests at once),
+    /// kept in the price cache in one write: as traded (the source's split adjustment undone), the
+    /// last bar of each day of the asset's exchange, each dated that day (its first instant in this
+    /// run's zone). Each asset's result on its own, in the assets' order.
+    public func fetchAssetHistories(_ assets: [Asset], since: Date, purpose: NetworkPurpose) throws -> [Result<AssetHistory, MarketDataError>] {
+        let results = try charts(assets, since: since, purpose: purpose).enumerated().map { i, result in
+            result.flatMap { Self.inCurrency($0, of: assets[i]) }.map { chart in
+                let exchange = chart.exchangeZone ?? timeZone
+                var byDay: [Int64: Decimal] = [:]
+                for bar in chart.closesAsTraded where bar.time >= since && bar.time <= now {
+                    byDay[ISODate.dayNumber(of: bar.time, in: exchange)] = bar.price  // bars come in time order: the day's last wins
+                }
+                let quotes = byDay.keys.sorted().map { day in
+                    Quote(coinId: assets[i].id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date, source: .yahoo,
+                          currency: assets[i].currency)
+                }.filter { $0.time <= now }
+                return AssetHistory(quotes: quotes, splits: chart.splits.map { (ISODate.dayNumber(of: $0.time, in: exchange), $0.new, $0.old) },
+                                    dropped: chart.dropped)
+            }
         }
-        guard chart.currency == asset.currency else {
-            throw MarketDataError.wrongCurrency(symbol: source.symbol, quoted: chart.currency, asset: asset.currency)
-        }
-        let exchange = chart.exchangeZone ?? timeZone
-        var byDay: [Int64: Decimal] = [:]
-        for bar in chart.closesAsTraded where bar.time >= since && bar.time <= now {
-            byDay[ISODate.dayNumber(of: bar.time, in: exchange)] = bar.price  // bars come in time order: the day's last wins
-        }
-        let quotes = byDay.keys.sorted().map { day in
-            Quote(coinId: asset.id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date, source: .yahoo, currency: asset.currency)
-        }.filter { $0.time <= now }
-        if !quotes.isEmpty, let broken = try priceCache.merge(quotes, now: now, timeZone: timeZone).setAside {
+        let all = results.flatMap { (try? $0.get().quotes) ?? [] }
+        if !all.isEmpty, let broken = try priceCache.merge(all, now: now, timeZone: timeZone).setAside {
             notices.send(.priceCacheMovedAside(broken))
         }
-        let splits = chart.splits.map { (ISODate.dayNumber(of: $0.time, in: exchange), $0.new, $0.old) }
-        return (quotes, splits, chart.dropped)
+        return results
     }
 
     /// Every rate known over time: those typed by hand (in recording order), then every fetched

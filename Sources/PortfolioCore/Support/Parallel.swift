@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Two pieces of work at once on a machine's two cores: `alongside` on a worker thread while `first`
 /// runs on the calling thread. Used only where both are pure reads of values (a parse, a replay)
@@ -27,6 +28,46 @@ public enum Parallel {
 
     private final class Box<T>: @unchecked Sendable {
         var value: T?
+    }
+
+    /// `body` of each of `items`, at most `width` at once (requests to one service), results in the
+    /// items' order whatever the order they finish in.
+    public static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @escaping @Sendable (T) -> R) -> [R] {
+        guard items.count > 1, width > 1 else { return items.map(body) }
+        let results = MapResults<R>(items.count)
+        let group = DispatchGroup()
+        for _ in 0..<min(width, items.count) {
+            group.enter()
+            Thread.detachNewThread {
+                while let i = results.take() { results.put(body(items[i]), at: i) }
+                group.leave()
+            }
+        }
+        group.wait()
+        return results.values.enumerated().map { i, v in v ?? body(items[i]) }
+    }
+
+    /// The results of `map`, filled in by its workers.
+    private final class MapResults<R>: @unchecked Sendable {
+        let lock = NSLock()
+        var next = 0
+        var values: [R?]
+        init(_ n: Int) { values = Array(repeating: nil, count: n) }
+
+        /// The next item's index for a worker, or `nil` when all are taken.
+        func take() -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard next < values.count else { return nil }
+            next += 1
+            return next - 1
+        }
+
+        func put(_ value: R, at i: Int) {
+            lock.lock()
+            values[i] = value
+            lock.unlock()
+        }
     }
 
     /// Work started on a worker thread, to be waited for (`value`) exactly once or left to finish (`wait`).
