@@ -41,7 +41,11 @@ final class ExportRoundTripTests: XCTestCase {
         }
         s.ok(["target", "set", "crypto=60", "stock=30", "cash=10"])
         s.ok(["plan", "add", "house", "--target", "200000", "--by", "2030-01-01", "--return", "5", "--monthly", "500"])
-        s.ok(["saving", "add", "weekly", "--asset", "btc", "--amount", "50", "--every", "week", "--start", "2024-05-04"])
+        // A saving plan run into 'main' (it tracks cash): its deposits linked to its buys.
+        s.ok(["price", "set", "btc", "60000", "--date", "2024-05-25"])
+        s.ok(["price", "set", "btc", "61000", "--date", "2024-06-01"])
+        s.ok(["saving", "add", "weekly", "--asset", "btc", "--amount", "50", "--every", "week", "--start", "2024-05-25"])
+        s.ok(["saving", "run"])
         s.ok(["alert", "add", "btc", "above", "70000"])
         s.ok(["watch", "add", "solana"])
         return s
@@ -108,6 +112,10 @@ final class ExportRoundTripTests: XCTestCase {
         s.ok(["move", "eth", "1", "--to", "b", "--date", "2024-01-04"])
         s.ok(["cash", "transfer", "100", "--to", "b", "--date", "2024-01-05"])
         s.ok(["cash", "exchange", "500", "USD", "EUR", "--rate", "0.9", "--date", "2024-01-06"])
+        s.ok(["price", "set", "btc", "60000", "--date", "2024-05-25"])
+        s.ok(["saving", "add", "weekly", "--asset", "btc", "--amount", "50", "--every", "week", "--start", "2024-05-25"])
+        s.ok(["saving", "run"])
+        XCTAssertEqual(try s.loadPortfolio().transactions.filter { $0.notes?.contains("weekly") ?? false }.compactMap(\.linkedId).count, 4)
         let csv = s.dir + "/../bitpal-export-\(UUID().uuidString).csv"
         defer { unlink(csv) }
         s.ok(["export", "--all", "--output", csv])
@@ -115,6 +123,7 @@ final class ExportRoundTripTests: XCTestCase {
         fresh.ok(["portfolio", "edit", "main", "--cash"])
         fresh.ok(["portfolio", "add", "b", "--cash"])
         fresh.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2024-01-01"])
+        fresh.ok(["price", "set", "btc", "60000", "--date", "2024-05-25"])  // a CSV holds the transactions alone
         fresh.ok(["import", csv])
         for args in [["holdings", "--all", "--json"], ["cash", "--all", "--json"], ["list", "--all", "--json"], ["check"]] {
             XCTAssertEqual(Self.comparable(s.run(args).out, args, dir: s.dir), Self.comparable(fresh.run(args).out, args, dir: fresh.dir), "\(args)")

@@ -45,6 +45,7 @@ import Testing
                     case ([.transferOut, .transferIn], false): "move"
                     case ([.withdrawal, .deposit], false): "cash transfer"
                     case ([.withdrawal, .deposit], true): "cash exchange"
+                    case ([.deposit, .buy], true): "saving plan"
                     default: nil
                     }
                     #expect(LinkKind.of(x, y)?.name == expected, "\(a) \(b) \(samePortfolio)")

@@ -33,6 +33,10 @@ enum TransactionOptions {
         func label(_ id: String) -> String { context.coinLabel(id) }
         func symbol(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
         var s: String
+        if legs.count == 2, let other = legs.last, LinkKind.of(t, other)?.name == LinkKind.savingPlan {
+            // A saving plan's due date: the deposit and the buy it pays for, each as itself.
+            return legs.map { describe([$0], context: context, otherwise: otherwise) }.joined(separator: "; ")
+        }
         if legs.count == 2, let other = legs.last {
             if t.type == .withdrawal && t.portfolio == other.portfolio {
                 // Money names its currency by its symbol (or code) once: `€1,010.16`, `CHF 50.00`.
@@ -330,7 +334,8 @@ struct ListCommand: Command {
         var shown = Set<UUID>()
         for t in Ledger.chronological(book.transactions).reversed() {
             var legs = [t]
-            if let link = t.linkedId, let group = groups[link], group.count == 2 {
+            // A saving plan's deposit and buy stay two lines (each is what it says); the other links are one.
+            if let link = t.linkedId, let group = groups[link], group.count == 2, LinkKind.of(group[0], group[1])?.name != LinkKind.savingPlan {
                 if !shown.insert(link).inserted { continue }
                 legs = group
             }

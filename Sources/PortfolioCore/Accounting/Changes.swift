@@ -271,7 +271,8 @@ extension Book {
         let legs = self.legs(of: index)
         let linked = legs.count > 1
         if linked && e.type != nil { throw PortfolioError.linkedLeg("The kind of a swap's or a move's leg cannot change; delete it and add it again") }
-        if e.value != nil && !(linked && transactions[index].totalValue != nil) {
+        let swap = legs.count == 2 && LinkKind.of(transactions[legs[0]], transactions[legs[1]])?.name == "swap"
+        if e.value != nil && !swap {
             throw PortfolioError.misusedOption("--value is a swap's value; use --price or --total on a single trade")
         }
         var t = transactions[index]

@@ -316,9 +316,11 @@ extension Ledger {
         /// Records kept out from the start of a pass (their error; `nil` for a partner).
         var keptOut: [Int: PortfolioError?] = [:]
         let exchangeCosts = exchangeCosts(transactions)
+        let savingLinks = savingLinks(transactions)
         while true {
             var ledger = Ledger(options)
             ledger.exchangeCosts = exchangeCosts
+            ledger.savingLinks = savingLinks
             ledger.income.reserveCapacity(incomeRecords)
             var failures: [(index: Int, error: PortfolioError?)] = []
             var broken = brokenLinks

@@ -124,9 +124,10 @@ public struct KindRule: Sendable {
 
     public func steps(negative: Bool) -> [Step] { negative ? negativeSteps : steps }
 
-    /// The kind's cash step, if any (as a swap's leg: `swapLegCash`).
-    public func cash(of t: Transaction) -> CashFlow? {
-        if t.linkedId != nil && (type == .buy || type == .sell) { return swapLegCash }
+    /// The kind's cash step, if any (as a swap's leg: `swapLegCash`); `swapLeg` says whether a linked
+    /// buy or sell is a swap's (a saving plan's buy is linked to its deposit and pays as any buy).
+    public func cash(of t: Transaction, swapLeg: Bool? = nil) -> CashFlow? {
+        if swapLeg ?? (t.linkedId != nil) && (type == .buy || type == .sell) { return swapLegCash }
         for case let .cash(flow) in steps { return flow }
         return nil
     }

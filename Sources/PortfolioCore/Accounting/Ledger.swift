@@ -308,6 +308,9 @@ public struct Ledger: Sendable {
     public var positions: [PositionKey: Position] { Dictionary(uniqueKeysWithValues: positionList.map { ($0.key, $0) }) }
     /// The cost of the cash each cash exchange receives, by link (`exchangeCosts(_:)`), set before a replay.
     public var exchangeCosts: [UUID: Exact36] = [:]
+    /// The links of saving plans' due dates (a deposit and the buy it pays for), set before a replay:
+    /// their buy pays cash as any buy, not as a swap's leg.
+    public var savingLinks: Set<UUID> = []
     /// The positions, in the order they first appeared (found through `positionIndex`, `recentPositions`).
     private var positionList: [Position] = []
     /// Where each position is in `positionList`.
@@ -387,6 +390,7 @@ public struct Ledger: Sendable {
     public static func replay(_ transactions: [Transaction], options: LedgerOptions = LedgerOptions()) throws(PortfolioError) -> Ledger {
         var ledger = Ledger(options)
         ledger.exchangeCosts = exchangeCosts(transactions)
+        ledger.savingLinks = savingLinks(transactions)
         for tx in chronological(transactions) { try ledger.apply(tx) }
         return ledger
     }
@@ -607,7 +611,8 @@ public struct Ledger: Sendable {
     /// The `cash` step: the tracked balance the record changes (an overdraw is noted, thrown later).
     private func moveCash(_ tx: Transaction, rule: KindRule, _ s: inout Pending) throws(PortfolioError) {
         let fee = tx.feeValue ?? .zero
-        guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx) else { return }
+        let swapLeg = tx.linkedId.map { !savingLinks.contains($0) } ?? false
+        guard cashTrackedList.contains(tx.portfolio), let flow = rule.cash(of: tx, swapLeg: swapLeg) else { return }
         // A swap's leg moves no cash but its fee: without one, there is no cash movement at all.
         if flow == .spendFee && fee.units == 0 { return }
         // A leg of a cash exchange: never money put in or taken out; the cash received costs what left.
@@ -705,6 +710,18 @@ public struct Ledger: Sendable {
     /// What the cash received by each cash exchange of `transactions` costs, by link: the cost in the
     /// portfolio's base of the cash that left (the withdrawal leg's amount at its rate). The deposit leg
     /// replays first at their instant, so this is known before either leg applies.
+    /// The links whose two legs are a saving plan's deposit and buy (`LinkKind.savingPlan`).
+    public static func savingLinks(_ transactions: [Transaction]) -> Set<UUID> {
+        var deposits: [UUID: Transaction] = [:]
+        for t in transactions where t.type == .deposit { if let link = t.linkedId { deposits[link] = t } }
+        guard !deposits.isEmpty else { return [] }
+        var links: Set<UUID> = []
+        for t in transactions where t.type == .buy {
+            if let link = t.linkedId, let deposit = deposits[link], LinkKind.of(deposit, t)?.name == LinkKind.savingPlan { links.insert(link) }
+        }
+        return links
+    }
+
     public static func exchangeCosts(_ transactions: [Transaction]) -> [UUID: Exact36] {
         var legs: [UUID: [Transaction]] = [:]
         for t in transactions where t.linkedId != nil && (t.type == .withdrawal || t.type == .deposit) {

@@ -12,7 +12,7 @@ public struct LinkKind: Sendable {
     public var kinds: (TransactionType, TransactionType)
     /// Whether both legs are in one portfolio (`true`), in two (`false`).
     public var samePortfolio: Bool
-    /// Both legs name the same asset (`true`), two different ones (`false`), or no asset (`nil`).
+    /// Both legs name the same asset (`true`), two different ones (`false`), or it is not compared (`nil`).
     public var sameAsset: Bool?
     /// Both legs are in the same currency (`true`), in two (`false`), or it does not matter (`nil`).
     public var sameCurrency: Bool?
@@ -22,6 +22,7 @@ public struct LinkKind: Sendable {
     public var receivingTakesNothing: TransactionType?
 
     public static let cashExchange = "cash exchange"
+    public static let savingPlan = "saving plan"
 
     public static let table: [LinkKind] = [
         LinkKind(name: "swap", kinds: (.sell, .buy), samePortfolio: true, sameAsset: false, sameCurrency: nil, sameAmount: false),
@@ -31,6 +32,8 @@ public struct LinkKind: Sendable {
                  sameAmount: true),
         LinkKind(name: cashExchange, kinds: (.withdrawal, .deposit), samePortfolio: true, sameAsset: nil, sameCurrency: false,
                  sameAmount: false),
+        // A saving plan's due date in a cash-tracking portfolio: the money paid in, and the buy it pays for.
+        LinkKind(name: savingPlan, kinds: (.deposit, .buy), samePortfolio: true, sameAsset: nil, sameCurrency: true, sameAmount: false),
     ]
 
     /// The link two legs make by their kinds and portfolios, or `nil` when no row pairs them.
@@ -55,7 +58,8 @@ public struct LinkKind: Sendable {
         guard let kind = of(a, b) else {
             if a.type == b.type || !table.contains(where: { ($0.kinds == (a.type, b.type) || $0.kinds == (b.type, a.type)) }) {
                 return "a \(a.type.rawValue) and a \(b.type.rawValue) cannot be linked (a swap is a sell and a buy, a move a "
-                    + "transfer-out and a transfer-in, a cash transfer or exchange a withdrawal and a deposit)"
+                    + "transfer-out and a transfer-in, a cash transfer or exchange a withdrawal and a deposit, a saving plan's due date "
+                    + "a deposit and a buy)"
             }
             switch a.type {
             case .sell, .buy: return "a swap's two legs are in two portfolios ('\(TextEscaping.escaped(a.portfolio))' and '\(TextEscaping.escaped(b.portfolio))')"

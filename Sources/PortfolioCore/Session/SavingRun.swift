@@ -183,13 +183,15 @@ extension Book {
             rate = found.rate
         }
         var legs: [Transaction] = []
-        if plan.from == .outside && portfolio.trackCash {
-            legs.append(try transaction(RecordRequest(portfolio: portfolio.name, type: .deposit, amount: plan.amount, currency: currency,
-                                                      fxRate: rate, date: when, notes: plan.transactionNote)))
+        // Money paid in for the buy is linked to it (a row of `LinkKind`): deleting one takes the other.
+        let link: UUID? = plan.from == .outside && portfolio.trackCash ? UUIDText.random() : nil
+        if let link {
+            legs.append(try transaction(RecordRequest(id: link, portfolio: portfolio.name, type: .deposit, amount: plan.amount, currency: currency,
+                                                      fxRate: rate, date: when, notes: plan.transactionNote, linkedId: link)))
         }
         legs.append(try transaction(RecordRequest(portfolio: portfolio.name, type: .buy, assetId: plan.assetId, amount: units, price: price,
                                                   total: plan.total, fee: plan.fee, currency: currency, fxRate: rate, date: when,
-                                                  notes: plan.transactionNote)))
+                                                  notes: plan.transactionNote, linkedId: link)))
         for t in legs { try ValueRules.check(t, now: now) }
         return legs
     }
