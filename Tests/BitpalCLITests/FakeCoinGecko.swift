@@ -363,6 +363,18 @@ class FakeServiceTestCase: XCTestCase {
         server = nil
     }
 
+    /// Runs `price refresh` and checks that it says `refreshed`, and that the price list holds each of
+    /// `prices`, from `source`, with one shown at `time`.
+    func assertRefreshes(_ s: Sandbox, saying refreshed: String, prices: [String], source: String, at time: String,
+                         file: StaticString = #filePath, line: UInt = #line) {
+        let r = s.ok(["price", "refresh"], file: file, line: line)
+        XCTAssertTrue(r.out.contains(refreshed), r.out, file: file, line: line)
+        let list = s.ok(["price", "list", "--json"], file: file, line: line).out
+        for price in prices { XCTAssertTrue(list.contains(#""price": "\#(price)""#), list, file: file, line: line) }
+        XCTAssertTrue(list.contains(#""source": "\#(source)""#), list, file: file, line: line)
+        XCTAssertTrue(s.ok(["price", "list"], file: file, line: line).out.contains(time), file: file, line: line)
+    }
+
     /// A sandbox that may use the network, talking to this test's fake service.
     func online(_ extra: [String: String] = [:]) -> Sandbox {
         let s = Sandbox(offline: false)

@@ -19,6 +19,8 @@ public final class Prices {
     private let cachedRatesBox = Once<[FXRate]>()
     /// Rates fetched this run for a missing day (`rateFetcher`).
     let fetchedRates = FetchedRates()
+    /// Twelve Data answered 429 this run: it is not asked again until the next.
+    private var twelveDataRefused = false
 
     public init(_ environment: SessionEnvironment, service: PriceService, resolver: Resolver, notices: Notices) {
         directory = environment.directory
@@ -178,28 +180,37 @@ public final class Prices {
     /// The latest quote of each asset in `assets` that has a quote source (one request a symbol,
     /// under the run's one budget), kept in the price cache as fetched. A failure of one asset never
     /// hides the others' quotes; a quote in another currency than the asset's is refused for it.
+    /// After Twelve Data's 429 it is asked nothing more this run: its failure counts the symbols that wait.
     public func fetchAssetQuotes(_ assets: [Asset], purpose: NetworkPurpose) throws -> AssetQuotes {
         var out = AssetQuotes()
         let sourced = assets.filter { $0.quote != nil }
         guard !sourced.isEmpty else { return out }
         let yahoo = try service.yahooClient(purpose)
+        let twelveData = try service.twelveDataClient(purpose)
+        var refusal: Int?  // the index of Twelve Data's 429 among the failures
         for asset in sourced {
             guard let source = asset.quote else { continue }
             do {
                 let chart: YahooClient.Chart
                 switch source.service {
                 case .yahoo: chart = try yahoo.chart(symbol: source.symbol)
+                case .twelvedata: chart = try twelveDataAsked { () throws(MarketDataError) in try twelveData.latest(symbol: source.symbol) }
                 }
                 out.dropped += chart.dropped
                 guard chart.currency == asset.currency else {
                     throw MarketDataError.wrongCurrency(symbol: source.symbol, quoted: chart.currency, asset: asset.currency)
                 }
                 guard let latest = chart.latest else {
-                    throw MarketDataError.unavailable(service: YahooClient.name, detail: "no latest price for '\(TextEscaping.escaped(source.symbol))'")
+                    throw MarketDataError.unavailable(service: source.service.name, detail: "no latest price for '\(TextEscaping.escaped(source.symbol))'")
                 }
                 out.quotes.append(Quote(coinId: asset.id, price: latest.price, time: min(latest.time, now), sourceUpdatedAt: latest.time,
-                                        source: .yahoo, currency: asset.currency))
+                                        source: source.service.quoteSource, currency: asset.currency))
             } catch let error as MarketDataError {
+                if case .rateLimited = error {
+                    refusal = out.failures.count
+                } else if error == Self.notAsked, let refusal, case let .rateLimited(name, waiting) = out.failures[refusal].error {
+                    out.failures[refusal].error = .rateLimited(service: name, waiting: waiting + 1)
+                }
                 out.failures.append((asset.id, error))
             }
         }
@@ -218,8 +229,12 @@ public final class Prices {
         let chart: YahooClient.Chart
         switch source.service {
         case .yahoo: chart = try service.yahooClient(purpose).chart(symbol: source.symbol, since: since, now: now)
+        case .twelvedata:
+            let client = try service.twelveDataClient(purpose)
+            chart = try twelveDataAsked { () throws(MarketDataError) in try client.dailyCloses(symbol: source.symbol, since: since, now: now) }
         }
-        guard chart.currency == asset.currency else {
+        // An empty window may name no currency.
+        guard chart.currency == asset.currency || (chart.currency.isEmpty && chart.closes.isEmpty) else {
             throw MarketDataError.wrongCurrency(symbol: source.symbol, quoted: chart.currency, asset: asset.currency)
         }
         let exchange = chart.exchangeZone ?? timeZone
@@ -228,13 +243,28 @@ public final class Prices {
             byDay[ISODate.dayNumber(of: bar.time, in: exchange)] = bar.price  // bars come in time order: the day's last wins
         }
         let quotes = byDay.keys.sorted().map { day in
-            Quote(coinId: asset.id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date, source: .yahoo, currency: asset.currency)
+            Quote(coinId: asset.id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date, source: source.service.quoteSource,
+                  currency: asset.currency)
         }.filter { $0.time <= now }
         if !quotes.isEmpty, let broken = try priceCache.merge(quotes, now: now, timeZone: timeZone).setAside {
             notices.send(.priceCacheMovedAside(broken))
         }
         let splits = chart.splits.map { (ISODate.dayNumber(of: $0.time, in: exchange), $0.new, $0.old) }
         return (quotes, splits, chart.dropped)
+    }
+
+    /// Why an asset of Twelve Data was not asked: the service answered 429 earlier in this run.
+    public static let notAsked = MarketDataError.unavailable(service: TwelveDataClient.name, detail: "not asked after its HTTP 429 earlier in this run")
+
+    /// Asks Twelve Data unless it answered 429 earlier in this run (then `notAsked`); a 429 is remembered.
+    private func twelveDataAsked(_ ask: () throws(MarketDataError) -> YahooClient.Chart) throws(MarketDataError) -> YahooClient.Chart {
+        guard !twelveDataRefused else { throw Self.notAsked }
+        do {
+            return try ask()
+        } catch {
+            if case .rateLimited = error { twelveDataRefused = true }
+            throw error
+        }
     }
 
     /// Every rate known over time: those typed by hand (in recording order), then every fetched
