@@ -162,7 +162,8 @@ final class TwelveDataTests: FakeServiceTestCase {
     }
 
     func testWithoutAKeyNothingIsAskedAndTheVariableIsNamed() throws {
-        serve(quotes: ["SAP": Self.quote("SAP", currency: "EUR", close: "171.24")])
+        serve(quotes: ["SAP": Self.quote("SAP", currency: "EUR", close: "171.24"),
+                       "REFUSED": Self.failure(401, "**apikey** parameter is incorrect or not specified.", status: 401)])
         let s = twelveData(key: nil)
         s.ok(["asset", "add", "SAP", "--name", "SAP", "--type", "stock", "--currency", "EUR", "--quote", "twelvedata"])
         for args in [["price", "refresh"], ["price", "fetch-history", "SAP"]] {
@@ -171,6 +172,12 @@ final class TwelveDataTests: FakeServiceTestCase {
             XCTAssertTrue(r.err.contains("Twelve Data needs an API key: set BITPAL_TWELVEDATA_KEY"), r.err)
         }
         XCTAssertTrue(server.requests.isEmpty)
+        // A key the service refuses (401) is a broken rule too.
+        let refused = twelveData()
+        refused.ok(["asset", "add", "SAP", "--name", "SAP", "--type", "stock", "--currency", "EUR", "--quote", "twelvedata:REFUSED"])
+        let r = refused.run(["price", "refresh"])
+        XCTAssertEqual(r.code, .failure, r.err)
+        XCTAssertTrue(r.err.contains("Twelve Data refused the API key in BITPAL_TWELVEDATA_KEY (HTTP 401)"), r.err)
         // A bad base URL is a usage error, as every service's.
         let bad = online(["BITPAL_TWELVEDATA_URL": "ftp://example.com", "BITPAL_TWELVEDATA_KEY": Self.key])
         bad.ok(["asset", "add", "SAP", "--name", "SAP", "--type", "stock", "--currency", "EUR", "--quote", "twelvedata"])
