@@ -111,7 +111,8 @@ public final class Context {
         return made
     }
 
-    /// `BITPAL_HTTP_TIMEOUT` (1–600 whole seconds), `BITPAL_API_URL` and `BITPAL_FX_URL` (http or https), checked by
+    /// `BITPAL_HTTP_TIMEOUT` (1–600 whole seconds), `BITPAL_API_URL`, `BITPAL_FX_URL`, `BITPAL_YAHOO_URL` and
+    /// `BITPAL_TWELVEDATA_URL` (http or https), checked by
     /// every command about to use the network: a bad value is a usage error (exit 2).
     static func networkSettings(_ variables: [String: String]) throws -> NetworkSettings {
         var timeout: Int?
@@ -123,7 +124,7 @@ public final class Context {
             }
             timeout = seconds
         }
-        for name in ["BITPAL_API_URL", "BITPAL_FX_URL", "BITPAL_YAHOO_URL"] {
+        for name in ["BITPAL_API_URL", "BITPAL_FX_URL", "BITPAL_YAHOO_URL", "BITPAL_TWELVEDATA_URL"] {
             guard let base = variables[name], !base.isEmpty else { continue }
             let scheme = URL(string: base)?.scheme?.lowercased()
             guard scheme == "http" || scheme == "https", URL(string: base)?.host != nil else {
@@ -131,9 +132,10 @@ public final class Context {
                                      code: .usage)
             }
         }
+        let twelveData = TwelveDataClient.settings(environment: variables)
         return NetworkSettings(config: PriceServiceConfig(environment: variables), fxConfig: FXServiceConfig(environment: variables),
-                               secrets: PriceServiceConfig.secrets(in: variables), timeoutOverride: timeout,
-                               yahoo: YahooClient.settings(environment: variables, version: CLI.version))
+                               secrets: PriceServiceConfig.secrets(in: variables) + [twelveData.key].compactMap { $0 }, timeoutOverride: timeout,
+                               yahoo: YahooClient.settings(environment: variables, version: CLI.version), twelveData: twelveData)
     }
 
     /// How messages name an asset: `BTC (Bitcoin)`, `AAPL (Apple Inc.)`, escaped for the terminal.

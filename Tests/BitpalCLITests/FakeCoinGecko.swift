@@ -363,6 +363,21 @@ class FakeServiceTestCase: XCTestCase {
         server = nil
     }
 
+    /// Runs `price refresh` and checks that it says `refreshed`, and that the price list holds each of
+    /// `prices`, from `source`, with one shown at `time`.
+    /// `price refresh` says `refreshed` and leaves `prices` from `source`, each timed when fetched (the
+    /// sandbox's 12:00) with the service's own time (`serviceTime`, ISO 8601) beside it.
+    func assertRefreshes(_ s: Sandbox, saying refreshed: String, prices: [String], source: String, serviceTime: String,
+                         file: StaticString = #filePath, line: UInt = #line) {
+        let r = s.ok(["price", "refresh"], file: file, line: line)
+        XCTAssertTrue(r.out.contains(refreshed), r.out, file: file, line: line)
+        let list = s.ok(["price", "list", "--json"], file: file, line: line).out
+        for price in prices { XCTAssertTrue(list.contains(#""price": "\#(price)""#), list, file: file, line: line) }
+        XCTAssertTrue(list.contains(#""source": "\#(source)""#), list, file: file, line: line)
+        XCTAssertTrue(list.contains(#""sourceUpdatedAt": "\#(serviceTime)""#), list, file: file, line: line)
+        XCTAssertTrue(s.ok(["price", "list"], file: file, line: line).out.contains("2024-06-01 12:00"), file: file, line: line)
+    }
+
     /// A sandbox that may use the network, talking to this test's fake service.
     func online(_ extra: [String: String] = [:]) -> Sandbox {
         let s = Sandbox(offline: false)

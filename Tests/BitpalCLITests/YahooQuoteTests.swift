@@ -37,15 +37,9 @@ final class YahooQuoteTests: FakeServiceTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["asset", "list", "--json"]).out.utf8)) as? [[String: Any]])
         XCTAssertEqual(json.map { $0["quoteSource"] as? String }, ["yahoo", "yahoo"])
         XCTAssertEqual(json.map { $0["quoteSymbol"] as? String }, ["OCDO.L", "VWCE.DE"])
-        let r = s.ok(["price", "refresh"])
-        XCTAssertTrue(r.out.contains("Refreshed 2 of 2 asset prices from Yahoo Finance."), r.out)
         // Pence are pounds / 100; the latest price is meta's, at its time.
-        let prices = s.ok(["price", "list", "--json"]).out
-        XCTAssertTrue(prices.contains(#""price": "110.52""#) && prices.contains(#""price": "4.523""#), prices)
-        XCTAssertTrue(prices.contains(#""source": "yahoo""#), prices)
-        // Fetched now (the sandbox's 12:00); Yahoo's own time kept beside it.
-        XCTAssertTrue(s.ok(["price", "list"]).out.contains("2024-06-01 12:00"))
-        XCTAssertTrue(prices.contains(#""sourceUpdatedAt": "2024-06-01T07:00:00Z""#), prices)
+        assertRefreshes(s, saying: "Refreshed 2 of 2 asset prices from Yahoo Finance.", prices: ["110.52", "4.523"], source: "yahoo",
+                        serviceTime: "2024-06-01T07:00:00Z")
         // One request a symbol, daily bars, with a User-Agent, and no cookie.
         let charts = server.requests.filter { $0.path.hasPrefix("/v8/finance/chart/") }
         XCTAssertEqual(charts.count, 2)

@@ -16,7 +16,8 @@ enum AssetOptions {
         AssetType(rawValue: try ArgumentList.choice(text, of: types, option: "--type")) ?? .other
     }
 
-    static let quote = OptionSpec("--quote", "SOURCE", "where its quotes come from: yahoo[:SYMBOL] (Yahoo Finance, no key) or manual (by hand)")
+    static let quote = OptionSpec("--quote", "SOURCE", "where its quotes come from: yahoo[:SYMBOL] (Yahoo Finance, no key), "
+                                  + "twelvedata[:SYMBOL[@MIC]] (Twelve Data, BITPAL_TWELVEDATA_KEY) or manual (by hand)")
 
     /// `--quote SOURCE[:SYMBOL]` for the asset `code` (`nil` inside: by hand); an unknown source is a usage error.
     static func quote(_ text: String?, code: String) throws(UsageError) -> AssetQuoteSource?? {
@@ -24,11 +25,11 @@ enum AssetOptions {
         switch AssetQuoteSource.parse(text, code: code) {
         case let .success(source): return .some(source)
         case .failure:
-            throw .invalidChoice(option: "--quote", value: text, choices: ["yahoo", "yahoo:SYMBOL", "manual"])
+            throw .invalidChoice(option: "--quote", value: text, choices: ["yahoo", "yahoo:SYMBOL", "twelvedata", "twelvedata:SYMBOL[@MIC]", "manual"])
         }
     }
 
-    /// How tables show where an asset's quotes come from: `yahoo:VWCE.DE`, or `manual`.
+    /// How tables show where an asset's quotes come from: `yahoo:VWCE.DE`, `twelvedata:SAP@XETR`, or `manual`.
     static func quoteText(_ a: Asset) -> String { a.quote.map { "\($0.service.rawValue):\($0.symbol)" } ?? "manual" }
 
     static func currency(_ text: String) throws -> String {
@@ -64,12 +65,15 @@ struct AssetAddCommand: Command {
         CODE is upper-cased: 1–24 characters of A–Z, 0–9, '.', '_', '-' and ':' (AAPL, VWCE.DE, GOLD,
         FLAT-BERLIN). A registered asset is priced by hand ('bitpal price set AAPL 187.50') unless it
         has a quote source: with --quote yahoo, 'bitpal price refresh' fetches its latest price from
-        Yahoo Finance (SYMBOL defaults to CODE: VWCE.DE, OCDO.L, ^GSPC, GC=F). By hand, it never
-        causes a network call. On the command line a registered code wins over a coin symbol; the
+        Yahoo Finance (SYMBOL defaults to CODE: VWCE.DE, OCDO.L, ^GSPC, GC=F); with --quote
+        twelvedata, from Twelve Data with the key in BITPAL_TWELVEDATA_KEY (SYMBOL@MIC names the
+        market: SAP@XETR; 8 requests a minute on its free plan). By hand, it never causes a
+        network call. On the command line a registered code wins over a coin symbol; the
         coin stays reachable by its id.
         """,
         examples: ["bitpal asset add AAPL --name \"Apple Inc.\" --type stock --market NASDAQ",
                    "bitpal asset add VWCE.DE --name \"Vanguard FTSE All-World\" --type etf --currency EUR --quote yahoo",
+                   "bitpal asset add SAP --name SAP --type stock --currency EUR --quote twelvedata:SAP@XETR",
                    "bitpal asset add FLAT-BERLIN --name \"Flat in Berlin\" --type real-estate --currency EUR"])
 
     var code: String
@@ -224,7 +228,7 @@ struct AssetEditCommand: Command {
             OptionSpec("--currency", "CODE", "a new currency (only while unused)"),
             OptionSpec("--market", "MARKET", "a new market (\"\" removes it)"),
             OptionSpec("--note", "TEXT", "a new note (\"\" removes it)"),
-            OptionSpec("--quote", "SOURCE", "where its quotes come from: yahoo[:SYMBOL], or manual (fetched quotes stay)"),
+            OptionSpec("--quote", "SOURCE", "where its quotes come from: yahoo[:SYMBOL], twelvedata[:SYMBOL[@MIC]], or manual (fetched quotes stay)"),
         ],
         group: "Assets and portfolios",
         details: "Type and currency lock once the asset has a transaction or a price; name, market and note may always change.",

@@ -115,14 +115,17 @@ struct PriceRefreshCommand: Command {
         options: [OptionSpec("--quiet", nil, "print nothing unless it fails")],
         group: "Prices",
         details: """
-        One batched request to the price service for the coins, and one request a symbol to Yahoo
-        Finance for each registered asset with '--quote yahoo'; a failure of one never hides the
-        others' prices. Exit 0 when they answered (a coin without a price is a warning), 1 when an
-        asset's symbol is unknown or quoted in another currency, 3 when a service could not be
-        reached or refused (what the others fetched is kept), 2 with --offline. Never holds the
-        portfolio lock while fetching. Gives up after 30 s in all, retries included
-        (BITPAL_HTTP_TIMEOUT=SECONDS, 1-600, changes that). Environment: BITPAL_API_URL,
-        COINGECKO_API_KEY, COINGECKO_PRO_API_KEY, BITPAL_YAHOO_URL, BITPAL_USER_AGENT, BITPAL_HTTP_TIMEOUT.
+        One batched request to the price service for the coins, and one request a symbol to its own
+        source for each registered asset with '--quote yahoo' (Yahoo Finance) or '--quote twelvedata'
+        (Twelve Data; after its 429, the minute's requests used up, it is asked nothing more this run);
+        a failure of one never hides the others' prices. Exit 0 when they answered (a coin without a
+        price is a warning), 1 when an asset's symbol is unknown, not on the key's plan or quoted in
+        another currency, or BITPAL_TWELVEDATA_KEY is missing, 3 when a service could not be reached
+        or refused (what the others fetched is kept), 2 with --offline. Never holds the portfolio lock
+        while fetching. Gives up after 30 s in all, retries included (BITPAL_HTTP_TIMEOUT=SECONDS,
+        1-600, changes that). Environment: BITPAL_API_URL, COINGECKO_API_KEY, COINGECKO_PRO_API_KEY,
+        BITPAL_YAHOO_URL, BITPAL_USER_AGENT, BITPAL_TWELVEDATA_URL, BITPAL_TWELVEDATA_KEY,
+        BITPAL_HTTP_TIMEOUT.
         """,
         examples: ["bitpal price refresh", "*/5 * * * * bitpal price refresh --quiet"])
 
@@ -148,7 +151,8 @@ struct PriceRefreshCommand: Command {
             if context.json {
                 context.printJSON(.object([("refreshed", .array([])), ("missing", .array([])), ("assets", .array([])), ("failed", .array([]))]))
             } else if !quiet {
-                context.out("Nothing to refresh: you hold and watch no coins, and no asset has a quote source ('bitpal asset edit CODE --quote yahoo').\n")
+                context.out("Nothing to refresh: you hold and watch no coins, and no asset has a quote source "
+                    + "('bitpal asset edit CODE --quote yahoo', or --quote twelvedata).\n")
             }
             return .success
         }
@@ -166,7 +170,10 @@ struct PriceRefreshCommand: Command {
             }
         }
         if !quiet { for w in fetched.warnings { context.warn(w) } }
-        if !quiet, assets.dropped > 0 { context.warn("\(assets.dropped) unusable price\(assets.dropped == 1 ? "" : "s") from \(YahooClient.name) dropped") }
+        // The services the assets' quotes come from, for messages: `Yahoo Finance and Twelve Data`.
+        let sources = AssetQuoteSource.Service.allCases.filter { s in sourced.contains { $0.quote?.service == s } }.map(\.name)
+            .joined(separator: " and ")
+        if !quiet, assets.dropped > 0 { context.warn("\(assets.dropped) unusable price\(assets.dropped == 1 ? "" : "s") from \(sources) dropped") }
         // Every asset that failed is named (with --quiet too: cron mails it), then the worst exit.
         for (id, error) in assets.failures { context.warn("\(TextEscaping.escaped(id)): \(error)") }
         if let coinFailure, assets.quotes.isEmpty { throw coinFailure }
@@ -186,7 +193,7 @@ struct PriceRefreshCommand: Command {
                 context.out("Refreshed \(Set(fetched.quotes.map(\.coinId)).count) of \(coins.count) price\(coins.count == 1 ? "" : "s") from \(host).\n")
             }
             if !sourced.isEmpty {
-                context.out("Refreshed \(assets.quotes.count) of \(sourced.count) asset price\(sourced.count == 1 ? "" : "s") from \(YahooClient.name).\n")
+                context.out("Refreshed \(assets.quotes.count) of \(sourced.count) asset price\(sourced.count == 1 ? "" : "s") from \(sources).\n")
             }
         }
         if let coinFailure { throw coinFailure }

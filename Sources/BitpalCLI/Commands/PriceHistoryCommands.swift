@@ -155,9 +155,11 @@ struct PriceFetchHistoryCommand: Command {
         is the current price. The quotes go to the price cache; fetching again replaces them. Exit 3 when
         the service cannot be reached or refuses (a 401: the free and demo plans reach back at most 365
         days), 1 for a coin the service does not know (the other coins are still fetched).
-        A registered asset with a quote source ('asset edit CODE --quote yahoo') takes its daily closes
-        from it: as traded (Yahoo's split adjustment undone), one a day of its exchange, dated that
-        day; a split the source reports and the book lacks is a warning with the command that records it.
+        A registered asset with a quote source ('asset edit CODE --quote yahoo', or twelvedata) takes
+        its daily closes from it: as traded (Yahoo's split adjustment undone, Twelve Data's asked for
+        unadjusted), one a day of its exchange, dated that day; a split Yahoo reports and the book
+        lacks is a warning with the command that records it. After Twelve Data's 429 (the minute's
+        requests used up) it is asked nothing more this run. BITPAL_TWELVEDATA_KEY holds its key.
         """,
         examples: ["bitpal price fetch-history btc eth", "bitpal price fetch-history solana --days 30", "bitpal price fetch-history VWCE.DE"])
 
@@ -188,7 +190,8 @@ struct PriceFetchHistoryCommand: Command {
             if Asset.isRegisteredID(asset.id) {
                 guard let registered = book.asset(id: asset.id), registered.quote != nil else {
                     throw CommandFailure("\(TextEscaping.escaped(asset.id)) is a registered asset priced by hand: give it a quote source "
-                        + "('bitpal asset edit \(TextEscaping.escaped(asset.id)) --quote yahoo'), or import its prices with 'bitpal price import'")
+                        + "('bitpal asset edit \(TextEscaping.escaped(asset.id)) --quote yahoo', or --quote twelvedata), "
+                        + "or import its prices with 'bitpal price import'")
                 }
                 if !quoted.contains(registered) { quoted.append(registered) }
             } else if !ids.contains(asset.id) {
@@ -204,12 +207,17 @@ struct PriceFetchHistoryCommand: Command {
             let got: Prices.AssetHistory
             switch result {
             case let .success(history): got = history
-            case let .failure(error):
+            case var .failure(error):
+                // Twelve Data's 429: it is asked nothing more this run; the symbols that wait are counted.
+                if case let .rateLimited(name, _) = error {
+                    error = .rateLimited(service: name, waiting: quoted.drop { $0 != asset }.filter { $0.quote?.service == .twelvedata }.count)
+                }
                 failed.append(.object([("assetId", .string(asset.id)), ("error", .string(error.description))]))
                 context.console.error("error: \(TextEscaping.escaped(asset.id)): \(error)\n")
                 code = error.isBrokenRule ? .failure : (code == .failure ? .failure : .service)
                 continue
             }
+            let source = asset.quote?.service.name ?? ""
             if got.dropped > 0 { context.warn("\(got.dropped) unusable price\(got.dropped == 1 ? "" : "s") of \(TextEscaping.escaped(asset.id)) dropped") }
             // A split the source knows and the book lacks, for an asset held across it, is said with the command that records it.
             let held = book.transactions.filter { $0.assetId == asset.id }
@@ -218,7 +226,7 @@ struct PriceFetchHistoryCommand: Command {
                 let recorded = held.contains { $0.type == .split && ISODate.dayNumber(of: $0.date, in: context.timeZone) == split.day }
                 guard before && !recorded else { continue }
                 let ratio = split.old == 1 ? DecimalFormatting.exact(split.new) : "\(DecimalFormatting.exact(split.new)):\(DecimalFormatting.exact(split.old))"
-                context.warn("\(YahooClient.name) reports a \(DecimalFormatting.exact(split.new)):\(DecimalFormatting.exact(split.old)) split of "
+                context.warn("\(source) reports a \(DecimalFormatting.exact(split.new)):\(DecimalFormatting.exact(split.old)) split of "
                     + "\(TextEscaping.escaped(asset.id)) on \(ISODate.dayText(split.day)) that the book lacks; record it with "
                     + "'bitpal add split \(TextEscaping.escaped(asset.id)) \(ratio) --date \(ISODate.dayText(split.day))'")
             }
@@ -229,9 +237,9 @@ struct PriceFetchHistoryCommand: Command {
             guard !context.json else { continue }
             if let first = got.quotes.first, let last = got.quotes.last {
                 context.out("\(context.coinLabel(asset.id)): \(got.quotes.count) daily price\(got.quotes.count == 1 ? "" : "s") in \(asset.currency), "
-                    + "\(Human.day(first.time, in: context.timeZone)) … \(Human.day(last.time, in: context.timeZone)) (\(YahooClient.name)).\n")
+                    + "\(Human.day(first.time, in: context.timeZone)) … \(Human.day(last.time, in: context.timeZone)) (\(source)).\n")
             } else {
-                context.out("\(context.coinLabel(asset.id)): \(YahooClient.name) has no prices for the last \(days) day\(days == 1 ? "" : "s").\n")
+                context.out("\(context.coinLabel(asset.id)): \(source) has no prices for the last \(days) day\(days == 1 ? "" : "s").\n")
             }
         }
         for id in ids {

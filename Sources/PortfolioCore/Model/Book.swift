@@ -14,10 +14,28 @@ public struct AssetQuoteSource: Hashable, Sendable {
     public enum Service: String, CaseIterable, Sendable {
         /// Yahoo Finance's chart endpoint, no key.
         case yahoo
+        /// Twelve Data, with a key (`BITPAL_TWELVEDATA_KEY`).
+        case twelvedata
+
+        /// How messages name it: `Yahoo Finance`, `Twelve Data`.
+        public var name: String {
+            switch self {
+            case .yahoo: "Yahoo Finance"
+            case .twelvedata: "Twelve Data"
+            }
+        }
+
+        /// The source of the quotes fetched from it.
+        public var quoteSource: QuoteSource {
+            switch self {
+            case .yahoo: .yahoo
+            case .twelvedata: .twelvedata
+            }
+        }
     }
 
     public var service: Service
-    /// The service's symbol (`VWCE.DE`, `^GSPC`, `0P000071W8.TO`).
+    /// The service's symbol (`VWCE.DE`, `^GSPC`, `0P000071W8.TO`); for Twelve Data `SYMBOL@MIC` names the market (`SAP@XETR`).
     public var symbol: String
 
     public init(service: Service, symbol: String) {
@@ -25,7 +43,7 @@ public struct AssetQuoteSource: Hashable, Sendable {
         self.symbol = symbol
     }
 
-    /// `yahoo`, `yahoo:SYMBOL` or `manual` (`nil`), as `--quote` takes it; `code` is the default symbol.
+    /// `yahoo[:SYMBOL]`, `twelvedata[:SYMBOL[@MIC]]` or `manual` (`nil`), as `--quote` takes it; `code` is the default symbol.
     /// - Returns: `.failure` with the unknown source's name.
     public static func parse(_ text: String, code: String) -> Result<AssetQuoteSource?, UnknownSource> {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
@@ -35,6 +53,10 @@ public struct AssetQuoteSource: Hashable, Sendable {
         let symbol = parts.count == 2 ? parts[1] : code
         guard !symbol.isEmpty, symbol.utf8.count <= 40, symbol.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             return .failure(UnknownSource(name: text))
+        }
+        if service == .twelvedata, symbol.contains("@") {
+            let sides = symbol.split(separator: "@", omittingEmptySubsequences: false)
+            guard sides.count == 2, !sides[0].isEmpty, !sides[1].isEmpty else { return .failure(UnknownSource(name: text)) }
         }
         return .success(AssetQuoteSource(service: service, symbol: symbol))
     }

@@ -14,6 +14,8 @@ public enum QuoteSource: String, Sendable, Hashable {
     case trade
     /// Fetched from Yahoo Finance for a registered asset (`asset add … --quote yahoo`), kept in the price cache.
     case yahoo
+    /// Fetched from Twelve Data for a registered asset (`asset add … --quote twelvedata`), kept in the price cache.
+    case twelvedata
 }
 
 /// One observed price of an asset (a coin's from the service, or any asset's typed by hand).

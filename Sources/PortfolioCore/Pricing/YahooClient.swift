@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a market data source (Yahoo Finance) gave no usable quote for an asset.
+/// Why a market data source (Yahoo Finance, Twelve Data) gave no usable quote for an asset.
 public enum MarketDataError: Error, Equatable, Sendable {
     /// The service does not know the symbol, or it was delisted (HTTP 404): a broken rule (exit 1).
     case unknownSymbol(service: String, symbol: String)
@@ -9,13 +9,26 @@ public enum MarketDataError: Error, Equatable, Sendable {
     /// The service could not be reached, refused for now (429, a page that is not JSON, 5xx) or ran
     /// past the deadline: nothing was lost, the next run tries again (exit 3).
     case unavailable(service: String, detail: String)
+    /// The service wants a key and the variable that holds it is not set: a broken rule (exit 1).
+    /// With `rejected`, the service refused the key it holds (HTTP 401).
+    case missingKey(service: String, variable: String, rejected: Bool = false)
+    /// The service answers that the symbol is not on the key's plan (HTTP 403): a broken rule (exit 1).
+    case notOnPlan(service: String, symbol: String)
+    /// The plan's requests for this minute are used up (HTTP 429): nothing more is asked this run, and
+    /// `waiting` symbols (this one included) wait for the next (exit 3).
+    case rateLimited(service: String, waiting: Int)
 
     /// A broken rule (1), else the service's failure (3).
     public var isBrokenRule: Bool {
         switch self {
-        case .unknownSymbol, .wrongCurrency: true
-        case .unavailable: false
+        case .unknownSymbol, .wrongCurrency, .missingKey, .notOnPlan: true
+        case .unavailable, .rateLimited: false
         }
+    }
+
+    /// The `--quote` word of the service named `service` (`yahoo` for Yahoo Finance).
+    static func sourceWord(_ service: String) -> String {
+        AssetQuoteSource.Service.allCases.first { $0.name == service }?.rawValue ?? service.lowercased()
     }
 }
 
@@ -24,12 +37,21 @@ extension MarketDataError: CustomStringConvertible {
         switch self {
         case let .unknownSymbol(service, symbol):
             "\(service) does not know the symbol '\(TextEscaping.escaped(symbol))' (HTTP 404: unknown or delisted); "
-                + "give another with 'bitpal asset edit CODE --quote \(service.lowercased()):SYMBOL'"
+                + "give another with 'bitpal asset edit CODE --quote \(Self.sourceWord(service)):SYMBOL'"
         case let .wrongCurrency(symbol, quoted, asset):
             "\(TextEscaping.escaped(symbol)) is quoted in \(TextEscaping.escaped(quoted)), the asset in \(asset): "
                 + "change the asset's currency ('bitpal asset edit CODE --currency \(TextEscaping.escaped(quoted))') while nothing uses it, or give another symbol"
         case let .unavailable(service, detail):
             "\(service) gave no quote: \(detail); the next run tries again"
+        case let .missingKey(service, variable, rejected):
+            rejected ? "\(service) refused the API key in \(variable) (HTTP 401): check it"
+                : "\(service) needs an API key: set \(variable) (a free key is enough for a few symbols)"
+        case let .notOnPlan(service, symbol):
+            "\(service) does not serve '\(TextEscaping.escaped(symbol))' on your key's plan (HTTP 403); "
+                + "give another with 'bitpal asset edit CODE --quote \(Self.sourceWord(service)):SYMBOL', or another source"
+        case let .rateLimited(service, waiting):
+            "\(service) refused for now (HTTP 429: the plan's requests for this minute are used up, 8 a minute on the free plan); "
+                + "nothing more was asked this run: \(waiting) symbol\(waiting == 1 ? "" : "s") waited for the next run"
         }
     }
 }

@@ -74,6 +74,13 @@ public final class PriceService {
                            budget: budget(purpose, settings))
     }
 
+    /// Twelve Data under the same budget (without a key it asks nothing: each asset says the key is missing).
+    public func twelveDataClient(_ purpose: NetworkPurpose) throws -> TwelveDataClient {
+        let settings = try networkSettings()
+        return TwelveDataClient(baseURL: settings.twelveData.url, key: settings.twelveData.key, transport: environment.transport,
+                                budget: budget(purpose, settings))
+    }
+
     /// Runs `body` with a client; a failure is remembered for a few minutes, a success forgets it.
     public func withPriceService<T>(_ purpose: NetworkPurpose, _ body: (CoinGeckoClient) throws(PriceError) -> T) throws -> T {
         let client = try priceClient(purpose)

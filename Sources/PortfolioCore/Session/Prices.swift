@@ -19,6 +19,8 @@ public final class Prices {
     private let cachedRatesBox = Once<[FXRate]>()
     /// Rates fetched this run for a missing day (`rateFetcher`).
     let fetchedRates = FetchedRates()
+    /// Twelve Data answered 429 this run: it is not asked again until the next.
+    private var twelveDataRefused = false
 
     public init(_ environment: SessionEnvironment, service: PriceService, resolver: Resolver, notices: Notices) {
         directory = environment.directory
@@ -195,51 +197,73 @@ public final class Prices {
         public var dropped = 0
     }
 
-    /// The charts of `assets` from their quote sources (daily bars since `since`, else the last few
-    /// days), at most 4 requests at once per service, in the assets' order.
+    /// The charts of `assets` from their quote sources (daily bars since `since`, else the latest price
+    /// with a few days), in the assets' order: Yahoo's at most 4 requests at once; Twelve Data's one
+    /// after another (its plan counts requests a minute), none after its 429 (`notAsked`).
     private func charts(_ assets: [Asset], since: Date?, purpose: NetworkPurpose) throws -> [Result<YahooClient.Chart, MarketDataError>] {
-        let yahoo = try service.yahooClient(purpose)
+        let services = Set(assets.compactMap { $0.quote?.service })
+        let yahoo = services.contains(.yahoo) ? try service.yahooClient(purpose) : nil
+        let twelveData = services.contains(.twelvedata) ? try service.twelveDataClient(purpose) : nil
         let now = self.now
-        return Parallel.map(assets, width: 4) { asset -> Result<YahooClient.Chart, MarketDataError> in
-            guard let source = asset.quote else { return .failure(.unavailable(service: "bitpal", detail: "no quote source")) }
+        var results = Parallel.map(assets, width: 4) { asset -> Result<YahooClient.Chart, MarketDataError>? in
+            guard let source = asset.quote, source.service == .yahoo, let yahoo else { return nil }
             do throws(MarketDataError) {
-                switch source.service {
-                case .yahoo: return .success(try yahoo.chart(symbol: source.symbol, since: since, now: now))
-                }
+                return .success(try yahoo.chart(symbol: source.symbol, since: since, now: now))
             } catch {
                 return .failure(error)
             }
         }
+        for (i, asset) in assets.enumerated() where results[i] == nil {
+            guard let source = asset.quote, source.service == .twelvedata, let twelveData else { continue }
+            do throws(MarketDataError) {
+                results[i] = .success(try twelveDataAsked { () throws(MarketDataError) in
+                    if let since { return try twelveData.dailyCloses(symbol: source.symbol, since: since, now: now) }
+                    return try twelveData.latest(symbol: source.symbol)
+                })
+            } catch {
+                results[i] = .failure(error)
+            }
+        }
+        return results.map { $0 ?? .failure(.unavailable(service: "bitpal", detail: "no quote source")) }
     }
 
-    /// `chart` when it is in `asset`'s currency, else why not.
+    /// `chart` when it is in `asset`'s currency (an empty window may name none), else why not.
     private static func inCurrency(_ chart: YahooClient.Chart, of asset: Asset) -> Result<YahooClient.Chart, MarketDataError> {
-        guard chart.currency == asset.currency else {
+        guard chart.currency == asset.currency || (chart.currency.isEmpty && chart.closes.isEmpty && chart.latest == nil) else {
             return .failure(.wrongCurrency(symbol: asset.quote?.symbol ?? asset.id, quoted: chart.currency, asset: asset.currency))
         }
         return .success(chart)
     }
 
-    /// The latest quote of each asset in `assets` that has a quote source (one request a symbol, at
-    /// most 4 at once, under the run's one budget), kept in the price cache as fetched. A failure of
-    /// one asset never hides the others' quotes; a quote in another currency than the asset's is refused for it.
+    /// The latest quote of each asset in `assets` that has a quote source (one request a symbol,
+    /// under the run's one budget), kept in the price cache as fetched. A failure of one asset never
+    /// hides the others' quotes; a quote in another currency than the asset's is refused for it.
+    /// After Twelve Data's 429 it is asked nothing more this run: its failure counts the symbols that wait.
     public func fetchAssetQuotes(_ assets: [Asset], purpose: NetworkPurpose) throws -> AssetQuotes {
         var out = AssetQuotes()
         let sourced = assets.filter { $0.quote != nil }
         guard !sourced.isEmpty else { return out }
+        var refusal: Int?  // the index of Twelve Data's 429 among the failures
         for (asset, result) in zip(sourced, try charts(sourced, since: nil, purpose: purpose)) {
+            guard let source = asset.quote else { continue }
             switch result.flatMap({ Self.inCurrency($0, of: asset) }) {
-            case let .failure(error): out.failures.append((asset.id, error))
+            case let .failure(error):
+                if case .rateLimited = error {
+                    refusal = out.failures.count
+                } else if error == Self.notAsked, let refusal, case let .rateLimited(name, waiting) = out.failures[refusal].error {
+                    out.failures[refusal].error = .rateLimited(service: name, waiting: waiting + 1)
+                }
+                out.failures.append((asset.id, error))
             case let .success(chart):
                 out.dropped += chart.dropped
                 guard let latest = chart.latest else {
-                    out.failures.append((asset.id, .unavailable(service: YahooClient.name,
-                                                                detail: "no latest price for '\(TextEscaping.escaped(asset.quote?.symbol ?? asset.id))'")))
+                    out.failures.append((asset.id, .unavailable(service: source.service.name,
+                                                                detail: "no latest price for '\(TextEscaping.escaped(source.symbol))'")))
                     continue
                 }
                 // As a coin's: the time it was fetched, the service's own time beside it.
                 out.quotes.append(Quote(coinId: asset.id, price: latest.price, time: now, sourceUpdatedAt: latest.time,
-                                        source: .yahoo, currency: asset.currency))
+                                        source: source.service.quoteSource, currency: asset.currency))
             }
         }
         if !out.quotes.isEmpty, let broken = try priceCache.append(out.quotes, now: now, timeZone: timeZone) {
@@ -256,10 +280,10 @@ public final class Prices {
         public var dropped: Int
     }
 
-    /// The daily closes of `assets` since `since` from their quote sources (at most 4 requests at once),
-    /// kept in the price cache in one write: as traded (the source's split adjustment undone), the
-    /// last bar of each day of the asset's exchange, each dated that day (its first instant in this
-    /// run's zone). Each asset's result on its own, in the assets' order.
+    /// The daily closes of `assets` since `since` from their quote sources, kept in the price cache in
+    /// one write: as traded (Yahoo's split adjustment undone; Twelve Data's asked unadjusted), the last
+    /// bar of each day of the asset's exchange, each dated that day (its first instant in this run's
+    /// zone). Each asset's result on its own, in the assets' order.
     public func fetchAssetHistories(_ assets: [Asset], since: Date, purpose: NetworkPurpose) throws -> [Result<AssetHistory, MarketDataError>] {
         let results = try charts(assets, since: since, purpose: purpose).enumerated().map { i, result in
             result.flatMap { Self.inCurrency($0, of: assets[i]) }.map { chart in
@@ -269,8 +293,8 @@ public final class Prices {
                     byDay[ISODate.dayNumber(of: bar.time, in: exchange)] = bar.price  // bars come in time order: the day's last wins
                 }
                 let quotes = byDay.keys.sorted().map { day in
-                    Quote(coinId: assets[i].id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date, source: .yahoo,
-                          currency: assets[i].currency)
+                    Quote(coinId: assets[i].id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date,
+                          source: assets[i].quote?.service.quoteSource ?? .yahoo, currency: assets[i].currency)
                 }.filter { $0.time <= now }
                 return AssetHistory(quotes: quotes, splits: chart.splits.map { (ISODate.dayNumber(of: $0.time, in: exchange), $0.new, $0.old) },
                                     dropped: chart.dropped)
@@ -281,6 +305,20 @@ public final class Prices {
             notices.send(.priceCacheMovedAside(broken))
         }
         return results
+    }
+
+    /// Why an asset of Twelve Data was not asked: the service answered 429 earlier in this run.
+    public static let notAsked = MarketDataError.unavailable(service: TwelveDataClient.name, detail: "not asked after its HTTP 429 earlier in this run")
+
+    /// Asks Twelve Data unless it answered 429 earlier in this run (then `notAsked`); a 429 is remembered.
+    private func twelveDataAsked(_ ask: () throws(MarketDataError) -> YahooClient.Chart) throws(MarketDataError) -> YahooClient.Chart {
+        guard !twelveDataRefused else { throw Self.notAsked }
+        do {
+            return try ask()
+        } catch {
+            if case .rateLimited = error { twelveDataRefused = true }
+            throw error
+        }
     }
 
     /// Every rate known over time: those typed by hand (in recording order), then every fetched

@@ -23,15 +23,19 @@ public struct NetworkSettings: Sendable {
     public var timeoutOverride: Int?
     /// Yahoo Finance's base URL (`BITPAL_YAHOO_URL`) and the User-Agent sent to it (`BITPAL_USER_AGENT`).
     public var yahoo: (url: String, userAgent: String)
+    /// Twelve Data's base URL (`BITPAL_TWELVEDATA_URL`) and key (`BITPAL_TWELVEDATA_KEY`, `nil` when not set).
+    public var twelveData: (url: String, key: String?)
 
     public init(config: PriceServiceConfig, fxConfig: FXServiceConfig = FXServiceConfig(environment: [:]), secrets: [String],
                 timeoutOverride: Int? = nil,
-                yahoo: (url: String, userAgent: String) = (YahooClient.defaultURL, "Mozilla/5.0 (compatible; bitpal)")) {
+                yahoo: (url: String, userAgent: String) = (YahooClient.defaultURL, "Mozilla/5.0 (compatible; bitpal)"),
+                twelveData: (url: String, key: String?) = (TwelveDataClient.defaultURL, nil)) {
         self.config = config
         self.fxConfig = fxConfig
         self.secrets = secrets
         self.timeoutOverride = timeoutOverride
         self.yahoo = yahoo
+        self.twelveData = twelveData
     }
 }
 

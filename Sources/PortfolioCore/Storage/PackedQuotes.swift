@@ -164,12 +164,12 @@ extension PriceCache {
         w.beginObject()
         w.key("format"); w.string("bitpal-prices")
         // Version 1 while every quote is fetched from CoinGecko, so an older bitpal still reads such a
-        // cache; 2 with imported quotes; 3 with the ECB's or Yahoo's (sources an older bitpal cannot read).
+        // cache; 2 with imported quotes; 3 with the ECB's, Yahoo's or Twelve Data's (sources an older bitpal cannot read).
         var version = 1
         var newest: [Int32: Int] = [:]  // series → index of its newest kept quote (the last: they are sorted)
         for (i, e) in quotes.entries.enumerated() where keep(i) {
             if e.source == .imported { version = max(version, 2) }
-            if e.source == .ecb || e.source == .yahoo { version = formatVersion }
+            if e.source == .ecb || e.source == .yahoo || e.source == .twelvedata { version = formatVersion }
             newest[e.series] = i
         }
         w.key("version"); w.number(String(version))

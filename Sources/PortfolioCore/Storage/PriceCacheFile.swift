@@ -216,6 +216,8 @@ final class PriceCacheFile {
             source = .ecb
         } else if PriceHistoryReader.equal(sourceText, "yahoo") {
             source = .yahoo
+        } else if PriceHistoryReader.equal(sourceText, "twelvedata") {
+            source = .twelvedata
         } else {
             return nil
         }
