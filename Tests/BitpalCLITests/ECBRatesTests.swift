@@ -125,6 +125,22 @@ final class ECBRatesTests: FakeServiceTestCase {
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 2)
     }
 
+    /// Value over time needs every past day's rate: a report online fetches the ECB's once from the
+    /// first record's day when the table has none, and not again.
+    func testHistoryReportsFetchThePastRatesTheyLackOnce() throws {
+        let s = online()
+        euroBook(s)
+        s.ok(["--offline", "price", "set", "AAPL", "190", "--date", "2024-05-31"])
+        s.ok(["performance"])
+        XCTAssertEqual(fxRequests.map(\.path), ["/fx/v1/2024-05-02..2024-06-01"])
+        s.ok(["history"])
+        XCTAssertEqual(fxRequests.count, 1)
+        // Offline, nothing is asked.
+        let before = server.requests.count
+        s.ok(["--offline", "performance"])
+        XCTAssertEqual(server.requests.count, before)
+    }
+
     /// Both sources answering: `FXRefreshTests.testOneRequestGivesTheCrossRatesAndReportsUseThem`.
     func testRefreshKeepsTheECBsLatestDayWhenThePriceServiceFails() throws {
         let s = online()

@@ -121,6 +121,11 @@ final class YahooQuoteTests: FakeServiceTestCase {
         XCTAssertTrue(history.contains(#""402""#) && history.contains(#""111""#) && !history.contains(#""100.5""#), history)
         let sydney = s.ok(["price", "history", "BHP", "--json"]).out
         XCTAssertTrue(sydney.contains("2024-05-31T00:00:00Z") && sydney.contains(#""45.1""#), sydney)
+        // --since D asks from D on (Unix seconds of its day, rounded to whole days back from now).
+        s.ok(["price", "fetch-history", "NVDA", "--since", "2024-05-30"])
+        let asked = try XCTUnwrap(server.requests.last { $0.path == "/v8/finance/chart/NVDA" })
+        XCTAssertEqual(asked.query["period1"], "1717027200")  // 2024-05-30T00:00:00Z
+        XCTAssertEqual(s.run(["price", "fetch-history", "NVDA", "--since", "2024-05-30", "--days", "3"]).code, .usage)
         // Recorded, the split is no longer reported.
         s.ok(["add", "split", "NVDA", "4", "--date", "2024-05-30"])
         XCTAssertFalse(s.ok(["price", "fetch-history", "NVDA"]).err.contains("lacks"))

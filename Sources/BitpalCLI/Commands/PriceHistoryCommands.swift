@@ -145,7 +145,8 @@ struct FXImportCommand: Command {
 struct PriceFetchHistoryCommand: Command {
     static let spec = CommandSpec(
         name: "price fetch-history", summary: "Fetch daily prices of coins and quoted assets for the last N days (default 365)", arguments: "ASSET...",
-        options: [OptionSpec("--days", "N", "how many days back (default 365): coins 1 to 365 (the free and demo plans' limit), quoted assets up to 3650")],
+        options: [OptionSpec("--days", "N", "how many days back (default 365): coins 1 to 365 (the free and demo plans' limit), quoted assets up to 3650"),
+                  OptionSpec("--since", "DATE", "from this day on, in place of --days")],
         group: "Prices",
         details: """
         One request per coin and currency to the price service's /coins/{id}/market_chart, in the base
@@ -161,10 +162,12 @@ struct PriceFetchHistoryCommand: Command {
         lacks is a warning with the command that records it. After Twelve Data's 429 (the minute's
         requests used up) it is asked nothing more this run. BITPAL_TWELVEDATA_KEY holds its key.
         """,
-        examples: ["bitpal price fetch-history btc eth", "bitpal price fetch-history solana --days 30", "bitpal price fetch-history VWCE.DE"])
+        examples: ["bitpal price fetch-history btc eth", "bitpal price fetch-history solana --days 30", "bitpal price fetch-history VWCE.DE",
+                   "bitpal price fetch-history VWCE.DE --since 2020-01-01"])
 
     var coins: [String]
     var days: Int
+    var since: DateArgument?
 
     init(parsing a: inout ArgumentList) throws {
         coins = [try a.popPositional("ASSET")] + a.popRemaining()
@@ -174,6 +177,8 @@ struct PriceFetchHistoryCommand: Command {
         } ?? PriceError.maxHistoryDays
         // Up to 10 years for an asset with a quote source; a coin's limit (365) is the price service's, said when asked.
         if !(1...3650).contains(days) { throw PriceError.historyDays(days) }
+        since = try a.popOption("--since").map { text throws(UsageError) in try ArgumentList.date(text, field: "--since") }
+        if since != nil && text != nil { throw UsageError.conflict("give --days or --since, not both") }
     }
 
     func run(_ context: Context) throws -> ExitCode {
@@ -183,6 +188,14 @@ struct PriceFetchHistoryCommand: Command {
         let session = try context.session()
         _ = try session.service.networkSettings()
         let book = try session.repository.loadBook()
+        // --since D: the days from D's first instant to now (at least one).
+        var days = self.days
+        var from = context.now.addingTimeInterval(-Double(days) * 86_400)
+        if let since {
+            from = try since.start(in: context.timeZone, now: context.now)
+            if from > context.now { throw PortfolioError.futureDate }
+            days = max(1, Int((context.now.timeIntervalSince(from) / 86_400).rounded(.up)))
+        }
         var ids: [String] = []
         var quoted: [Asset] = []
         for text in coins {
@@ -202,7 +215,7 @@ struct PriceFetchHistoryCommand: Command {
         var fetched: [JSONValue] = [], failed: [JSONValue] = []
         var code = ExitCode.success
         let histories = quoted.isEmpty ? []
-            : try session.prices.fetchAssetHistories(quoted, since: context.now.addingTimeInterval(-Double(days) * 86_400), purpose: .explicit)
+            : try session.prices.fetchAssetHistories(quoted, since: from, purpose: .explicit)
         for (asset, result) in zip(quoted, histories) {
             let got: Prices.AssetHistory
             switch result {

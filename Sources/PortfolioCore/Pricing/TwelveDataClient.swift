@@ -74,29 +74,14 @@ public struct TwelveDataClient: Sendable {
     /// The reply's body; `nil` for a 400 "No data is available on the specified dates".
     private func get(_ path: String, query: [(String, String)], symbol: String) throws(MarketDataError) -> Data? {
         guard let key else { throw .missingKey(service: Self.name, variable: Self.keyVariable) }
-        var components = URLComponents(string: baseURL + path)
-        components?.percentEncodedQueryItems = (query + [("apikey", key)]).map {
-            URLQueryItem(name: $0.0, value: $0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)
-        }
-        guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw .unavailable(service: Self.name, detail: "'\(TextEscaping.escaped(baseURL))' is not an http or https URL (BITPAL_TWELVEDATA_URL)")
-        }
-        let remaining = budget.remaining
-        guard remaining > 0 else { throw .unavailable(service: Self.name, detail: "no time left in this run's budget") }
-        let response: HTTPResponse
-        do {
-            response = try transport.send(HTTPRequest(url: url, headers: ["accept": "application/json"], timeout: remaining,
-                                                      maxBodyBytes: Self.maxBodyBytes))
-        } catch {
-            throw .unavailable(service: Self.name, detail: redacted(Self.transportDetail(error, host: url.host, seconds: budget.seconds)))
-        }
+        let request = MarketDataRequest(service: Self.name, baseURL: baseURL, urlVariable: "BITPAL_TWELVEDATA_URL",
+                                        headers: ["accept": "application/json"], maxBodyBytes: Self.maxBodyBytes, transport: transport,
+                                        budget: budget, secrets: [key])
+        let response = try request.send(path, query: query + [("apikey", key)])
         let body = response.body
         guard body.first == UInt8(ascii: "{") else {
             if response.status == 429 { throw .rateLimited(service: Self.name, waiting: 1) }
-            if (300...399).contains(response.status) {
-                throw .unavailable(service: Self.name, detail: "it answered with a redirect (HTTP \(response.status)); bitpal follows none")
-            }
-            throw .unavailable(service: Self.name, detail: "it sent a page that is not JSON (HTTP \(response.status), refused for now)")
+            throw request.notJSON(response)
         }
         // The error envelope, whatever the HTTP status; a reply without one is data only with 200.
         let envelope = Self.readError(body)
@@ -109,15 +94,6 @@ public struct TwelveDataClient: Sendable {
         case 403: throw .notOnPlan(service: Self.name, symbol: symbol)
         case 429: throw .rateLimited(service: Self.name, waiting: 1)
         default: throw .unavailable(service: Self.name, detail: "it failed (\(code)" + (message.isEmpty ? ")" : ": \(message))"))
-        }
-    }
-
-    /// What a failed send means, for a message.
-    static func transportDetail(_ error: TransportError, host: String?, seconds: Int) -> String {
-        switch error {
-        case .timedOut: "no answer within \(seconds) s (set BITPAL_HTTP_TIMEOUT to wait longer)"
-        case let .cannotConnect(d), let .failed(d), let .unavailable(d): "cannot reach \(host ?? "it"): \(d)"
-        case let .tooLarge(limit): "a reply larger than \(PriceError.size(limit)); stopped reading it"
         }
     }
 

@@ -136,35 +136,16 @@ public struct YahooClient: Sendable {
     }
 
     private func get(_ path: String, query: [(String, String)], symbol: String) throws(MarketDataError) -> Data {
-        var components = URLComponents(string: baseURL + path)
-        components?.percentEncodedQueryItems = query.map {
-            URLQueryItem(name: $0.0, value: $0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)
-        }
-        guard let url = components?.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw .unavailable(service: Self.name, detail: "'\(TextEscaping.escaped(baseURL))' is not an http or https URL (BITPAL_YAHOO_URL)")
-        }
-        let remaining = budget.remaining
-        guard remaining > 0 else { throw .unavailable(service: Self.name, detail: "no time left in this run's budget") }
-        let request = HTTPRequest(url: url, headers: ["accept": "application/json", "user-agent": userAgent], timeout: remaining,
-                                  maxBodyBytes: Self.maxBodyBytes)
-        let response: HTTPResponse
-        do {
-            response = try transport.send(request)
-        } catch {
-            let detail: String = switch error {
-            case .timedOut: "no answer within \(budget.seconds) s (set BITPAL_HTTP_TIMEOUT to wait longer)"
-            case let .cannotConnect(d), let .failed(d), let .unavailable(d): "cannot reach \(url.host ?? "it"): \(d)"
-            case let .tooLarge(limit): "a reply larger than \(PriceError.size(limit)); stopped reading it"
-            }
-            throw .unavailable(service: Self.name, detail: detail)
-        }
+        let request = MarketDataRequest(service: Self.name, baseURL: baseURL, urlVariable: "BITPAL_YAHOO_URL",
+                                        headers: ["accept": "application/json", "user-agent": userAgent], maxBodyBytes: Self.maxBodyBytes,
+                                        transport: transport, budget: budget)
+        let response = try request.send(path, query: query)
         let looksLikeJSON = response.body.first.map { $0 == UInt8(ascii: "{") } ?? false
         switch response.status {
         case 200 where looksLikeJSON: return response.body
         case 404 where looksLikeJSON: throw .unknownSymbol(service: Self.name, symbol: symbol)
-        case 200, 404: throw .unavailable(service: Self.name, detail: "it sent a page that is not JSON (refused for now)")
         case 429: throw .unavailable(service: Self.name, detail: "it refused for now (HTTP 429, too many requests)")
-        case 300...399: throw .unavailable(service: Self.name, detail: "it answered with a redirect (HTTP \(response.status)); bitpal follows none")
+        case 200, 404, 300...399: throw request.notJSON(response)
         default: throw .unavailable(service: Self.name, detail: "it failed (HTTP \(response.status))")
         }
     }

@@ -68,6 +68,26 @@ extension Prices {
         return ECBFetch(rates: rates, missing: currencies.union(bases).subtracting(rated).sorted())
     }
 
+    /// History reports need a rate for every past day: when the book's money is in another currency than
+    /// a base and the rate table has no rate of such a pair on or before `first` (the first record's
+    /// day), the ECB's are fetched once from that day through today (online, within the short budget;
+    /// a failure is a notice). The price book with them, or as it was.
+    func fillRateHistoryIfNeeded(_ book: Book, prices quotes: PriceBook, since first: Date, history: PriceHistoryScope?) -> PriceBook {
+        guard !offline else { return quotes }
+        let (currencies, bases) = rateCurrencies(book)
+        let table = fxTable(book, prices: quotes)
+        let lacking = bases.contains { base in currencies.union(bases).contains { $0 != base && table.rate(from: $0, to: base, on: first) == nil } }
+        guard lacking else { return quotes }
+        do {
+            _ = try fetchECBHistory(currencies: currencies.union(bases), bases: bases, from: ISODate.dayNumber(of: first, in: timeZone),
+                                    through: ISODate.dayNumber(of: now, in: timeZone), purpose: .automatic)
+            return priceBook(book, scope: history)
+        } catch {
+            notices.send(.ratesNotFetched(error))
+            return quotes
+        }
+    }
+
     /// What `Book.fetchRates` calls on a missing rate while online: the ECB's rates from that day through
     /// today (or up to the span already fetched this run) for the book's currencies and the pair, within
     /// the reports' short budget; `true` when it kept any. A later miss inside the span, or after a

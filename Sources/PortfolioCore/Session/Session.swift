@@ -188,6 +188,10 @@ public final class Session {
             let held = Set(ledger.openPositions.filter { portfolios.contains($0.key.portfolio) }.map(\.assetId))
             quotes = prices.refreshAssetsIfNeeded(book.assets.filter { held.contains($0.id) }, book: quotes)
             quotes = prices.refreshRatesIfNeeded(book, prices: quotes, history: history)
+            // Value over time needs every past day's rate: fetched once when the table lacks the first day's.
+            if let history, history.rates, let first = history.since {
+                quotes = prices.fillRateHistoryIfNeeded(book, prices: quotes, since: first, history: history)
+            }
         }
         return (Self.withTradePrices(quotes, book: book, ledger: ledger, portfolios: portfolios), base)
     }
