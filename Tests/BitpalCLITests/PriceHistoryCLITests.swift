@@ -269,6 +269,11 @@ final class PriceFetchHistoryTests: FakeServiceTestCase {
         XCTAssertTrue(huge.err.contains("more than 365 days of history"), huge.err)
         XCTAssertEqual(s.run(["price", "fetch-history", "btc", "--days", "ten"]).code, .usage)
         XCTAssertTrue(server.requests.isEmpty)
+        // A pro key's plan reaches further back: 400 days are asked for.
+        let pro = online(["COINGECKO_PRO_API_KEY": "CG-pro-key-1234567890"])
+        _ = pro.run(["price", "fetch-history", "btc", "--days", "400"])
+        XCTAssertEqual(server.requests.last?.query["days"], "400")
+        XCTAssertEqual(server.requests.last?.headers["x-cg-pro-api-key"], "CG-pro-key-1234567890")
         // The service itself refusing the range (401, error 10012) is exit 3 with the plan's limit.
         server.enqueue(FakeCoinGecko.marketChart(FakeCoinGecko.Request(path: "/api/v3/coins/bitcoin/market_chart",
                                                                         query: ["vs_currency": "usd", "days": "max"], headers: [:]),

@@ -145,7 +145,7 @@ struct FXImportCommand: Command {
 struct PriceFetchHistoryCommand: Command {
     static let spec = CommandSpec(
         name: "price fetch-history", summary: "Fetch daily prices of coins and quoted assets for the last N days (default 365)", arguments: "ASSET...",
-        options: [OptionSpec("--days", "N", "how many days back (default 365): coins 1 to 365 (the free and demo plans' limit), quoted assets up to 3650"),
+        options: [OptionSpec("--days", "N", "how many days back (default 365): coins 1 to 365 (the free and demo plans' limit; 3650 with a pro key), quoted assets up to 3650"),
                   OptionSpec("--since", "DATE", "from this day on, in place of --days")],
         group: "Prices",
         details: """

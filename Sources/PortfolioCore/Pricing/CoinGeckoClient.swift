@@ -48,6 +48,9 @@ public struct PriceServiceConfig: Sendable {
     /// The host, for messages.
     public var host: String { URL(string: baseURL)?.host ?? baseURL }
 
+    /// A pro key's plan: its history reaches further back than the free and demo plans' 365 days.
+    public var isPro: Bool { keyHeader == "x-cg-pro-api-key" }
+
     /// Every configured key (demo and pro), to redact from anything a server or transport says.
     public static func secrets(in env: [String: String]) -> [String] {
         ["COINGECKO_PRO_API_KEY", "COINGECKO_API_KEY"].compactMap { env[$0] }.filter { !$0.isEmpty }
@@ -200,7 +203,7 @@ public struct CoinGeckoClient: Sendable {
     ///   that is not about the key), `.unknownCoin` for a 404, `.badResponse` for a reply that is not
     ///   the expected JSON (a truncated one), and the errors of every request.
     public func marketChart(coinId: String, currency: String, days: Int, now: Date) throws(PriceError) -> FetchedPrices {
-        guard (1...PriceError.maxHistoryDays).contains(days) else { throw .historyDays(days) }
+        guard (1...(config.isPro ? 3650 : PriceError.maxHistoryDays)).contains(days) else { throw .historyDays(days) }
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let encoded = coinId.addingPercentEncoding(withAllowedCharacters: allowed) ?? coinId
         let vs = currency.lowercased()

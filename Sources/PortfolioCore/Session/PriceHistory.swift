@@ -188,7 +188,9 @@ extension Prices {
     ///   `.unknownCoin` for a coin the service lacks, and every network failure), or the cache's `StoreError`.
     ///   Currencies fetched before a failure stay in the cache.
     public func fetchHistory(coin: String, currencies: [String], days: Int, purpose: NetworkPurpose) throws -> [Quote] {
-        guard (1...PriceError.maxHistoryDays).contains(days) else { throw PriceError.historyDays(days) }
+        // A pro key's plan reaches further back than 365 days: only the free and demo plans are held to it.
+        let pro = (try? service.networkSettings())?.config.isPro ?? false
+        guard (1...(pro ? 3650 : PriceError.maxHistoryDays)).contains(days) else { throw PriceError.historyDays(days) }
         var kept: [Quote] = []
         for currency in Array(Set(currencies.map { $0.uppercased() })).sorted() {
             let fetched = try service.withPriceService(purpose) { client throws(PriceError) in
