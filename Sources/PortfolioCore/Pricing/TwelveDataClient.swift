@@ -136,6 +136,7 @@ public struct TwelveDataClient: Sendable {
     /// The currency after sub-units, and whether prices are hundredths of it (`GBp`).
     private static func currency(_ quoted: String?, _ r: JSONReader) throws(JSONReadError) -> (String, Bool) {
         guard let quoted, !quoted.isEmpty else { throw r.error("no currency") }
+        guard YahooClient.isCurrencyCode(quoted) else { throw r.error("the currency is not a currency code") }
         return (YahooClient.subUnits[quoted] ?? quoted.uppercased(), YahooClient.subUnits[quoted] != nil)
     }
 

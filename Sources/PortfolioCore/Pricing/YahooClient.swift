@@ -153,6 +153,12 @@ public struct YahooClient: Sendable {
     /// Sub-units some markets quote in, as (currency, divisor).
     static let subUnits: [String: String] = ["GBp": "GBP", "GBX": "GBP", "ZAc": "ZAR", "ILA": "ILS"]
 
+    /// Whether a service's `quoted` currency can be one: a sub-unit, or three ASCII letters. Anything else
+    /// (free text, a key the server echoes) makes the reply unreadable, and is never printed as a currency.
+    static func isCurrencyCode(_ quoted: String) -> Bool {
+        subUnits[quoted] != nil || (quoted.utf8.count == 3 && quoted.utf8.allSatisfy { ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 })
+    }
+
     /// Reads a chart reply: `meta.currency`, `meta.regularMarketPrice` at `regularMarketTime`, and
     /// `timestamp` with `indicators.quote[0].close` (a `null` close is skipped; no `timestamp` is an
     /// empty window). Numbers are read exactly from their text.
@@ -234,6 +240,7 @@ public struct YahooClient: Sendable {
         }
         try r.finish()
         guard let quoted = currencyText, !quoted.isEmpty else { throw r.error("no meta.currency") }
+        guard isCurrencyCode(quoted) else { throw r.error("meta.currency is not a currency code") }
         let hundredth = subUnits[quoted] != nil
         let currency = subUnits[quoted] ?? quoted.uppercased()
         var dropped = 0
