@@ -56,7 +56,7 @@ public struct CLI {
         case let e as UsageError: ("\(e)", .usage)
         case let e as LiteralError: ("\(e)", .usage)
         case let e as PriceError:
-            switch e {
+            switch e.underlying {
             case .offline: ("\(e)", .usage)
             case .unknownCoin: ("\(e)", .failure)  // the service answered: it has no such coin
             case .noRates: ("\(e)", .failure)  // the service answered: it has no rates then

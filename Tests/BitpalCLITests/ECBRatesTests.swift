@@ -121,6 +121,7 @@ final class ECBRatesTests: FakeServiceTestCase {
         let failed = s.run(["add", "buy", "AAPL", "1", "170", "--date", "2024-02-01"])
         XCTAssertEqual(failed.code, .failure, "\(failed)")
         XCTAssertTrue(failed.err.contains("could not fetch the ECB's exchange rates"), failed.err)
+        XCTAssertTrue(failed.err.contains("the ECB's rate service (Frankfurter) failed (HTTP 503"), failed.err)
         XCTAssertTrue(failed.err.contains("fx fetch-history"), failed.err)
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 2)
     }

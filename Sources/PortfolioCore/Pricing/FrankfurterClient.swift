@@ -80,7 +80,18 @@ public struct FrankfurterClient: Sendable {
         return try read(body, earliest: today - Self.lookbackDays, latest: today)
     }
 
+    /// How messages name it.
+    public static let serviceName = "the ECB's rate service (Frankfurter)"
+
     private func get(_ path: String, maxBodyBytes: Int, asked: String) throws(PriceError) -> Data {
+        do throws(PriceError) {
+            return try getWorded(path, maxBodyBytes: maxBodyBytes, asked: asked)
+        } catch {
+            throw error == .noRates(asked) ? error : .of(service: Self.serviceName, error)
+        }
+    }
+
+    private func getWorded(_ path: String, maxBodyBytes: Int, asked: String) throws(PriceError) -> Data {
         do {
             return try request.get(path, query: [("base", "EUR")], maxBodyBytes: maxBodyBytes) { response in
                 let message = Self.message(in: response.body)
@@ -104,7 +115,7 @@ public struct FrankfurterClient: Sendable {
         do {
             return try Self.readRates(body, earliest: earliest, latest: latest)
         } catch {
-            throw PriceError.badResponse(ServiceRequest.readingDetail(error, body: body)).redacting(secrets)
+            throw PriceError.of(service: Self.serviceName, .badResponse(ServiceRequest.readingDetail(error, body: body))).redacting(secrets)
         }
     }
 

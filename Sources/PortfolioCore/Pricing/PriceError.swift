@@ -27,6 +27,14 @@ public enum PriceError: Error, Equatable, Sendable {
     case unknownCoin(String)
     /// The exchange-rate service has no rates for what was asked (HTTP 404): not a network failure.
     case noRates(String)
+    /// A failure of another service than CoinGecko, worded with its name (`the ECB's rate service`).
+    indirect case of(service: String, PriceError)
+
+    /// The failure itself, whichever service it was of.
+    public var underlying: PriceError {
+        if case let .of(_, inner) = self { return inner.underlying }
+        return self
+    }
 
     /// The same error with every occurrence of each secret (any case, or percent-encoded)
     /// replaced by `[redacted]`: servers echo keys back in their messages.
@@ -41,6 +49,7 @@ public enum PriceError: Error, Equatable, Sendable {
         case let .networkUnavailable(detail): return .networkUnavailable(clean(detail))
         case let .unknownCoin(id): return .unknownCoin(clean(id))
         case let .noRates(what): return .noRates(clean(what))
+        case let .of(service, inner): return .of(service: service, inner.redacting(secrets))
         case .rateLimited, .serverError, .keyRequired, .keyRejected, .proKeyOnPublicHost, .demoKeyOnProHost, .offline,
              .tooLarge, .historyBeyondPlan, .historyDays:
             return self
@@ -98,16 +107,22 @@ public enum PriceError: Error, Equatable, Sendable {
 }
 
 extension PriceError: CustomStringConvertible {
-    public var description: String {
+    public var description: String { description(service: "the price service") }
+
+    /// The message with the service named `service` (`the price service` is CoinGecko; the ECB's
+    /// exchange-rate service words its failures with its own name).
+    public func description(service: String) -> String {
         switch self {
+        case let .of(name, inner):
+            inner.description(service: name)
         case let .unreachable(host, detail):
-            "cannot reach the price service at \(host): \(detail)"
+            "cannot reach \(service) at \(host): \(detail)"
         case let .timedOut(host, seconds):
-            "the price service at \(host) did not answer within \(seconds) s (set BITPAL_HTTP_TIMEOUT to wait longer)"
+            "\(service) at \(host) did not answer within \(seconds) s (set BITPAL_HTTP_TIMEOUT to wait longer)"
         case let .rateLimited(attempts):
-            "the price service is rate-limiting requests (HTTP 429, \(attempts) attempt\(attempts == 1 ? "" : "s")); try again in a minute, or set COINGECKO_API_KEY to a free demo key for a higher limit"
+            "\(service) is rate-limiting requests (HTTP 429, \(attempts) attempt\(attempts == 1 ? "" : "s")); try again in a minute, or set COINGECKO_API_KEY to a free demo key for a higher limit"
         case let .serverError(status, attempts):
-            "the price service failed (HTTP \(status), \(attempts) attempt\(attempts == 1 ? "" : "s")); try again later"
+            "\(service) failed (HTTP \(status), \(attempts) attempt\(attempts == 1 ? "" : "s")); try again later"
         case .keyRequired:
             "the price service wants an API key (HTTP 401): set COINGECKO_API_KEY to a free demo key, or COINGECKO_PRO_API_KEY to a pro key"
         case .keyRejected:
@@ -117,16 +132,16 @@ extension PriceError: CustomStringConvertible {
         case .demoKeyOnProHost:
             "this is a demo key: use COINGECKO_API_KEY instead of COINGECKO_PRO_API_KEY"
         case let .refused(status, message):
-            "the price service refused the request (HTTP \(status))" + (message.map { ": \(TextEscaping.escaped($0))" } ?? "")
+            "\(service) refused the request (HTTP \(status))" + (message.map { ": \(TextEscaping.escaped($0))" } ?? "")
         case let .badResponse(detail):
-            "the price service sent a reply bitpal could not read: \(detail)"
+            "\(service) sent a reply bitpal could not read: \(detail)"
         case .offline:
-            "offline: not contacting the price service"
+            "offline: not contacting \(service)"
         case let .redirected(status, location):
-            "the price service answered with a redirect (HTTP \(status)" + (location.map { " to \(TextEscaping.escaped($0))" } ?? "")
+            "\(service) answered with a redirect (HTTP \(status)" + (location.map { " to \(TextEscaping.escaped($0))" } ?? "")
                 + "); bitpal follows no redirects, so check BITPAL_API_URL"
         case let .tooLarge(limit):
-            "the price service sent a reply larger than \(PriceError.size(limit)); stopped reading it"
+            "\(service) sent a reply larger than \(PriceError.size(limit)); stopped reading it"
         case let .networkUnavailable(detail):
             "cannot use the network: \(detail)"
         case let .historyBeyondPlan(days):

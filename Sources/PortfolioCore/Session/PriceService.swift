@@ -110,7 +110,7 @@ public final class PriceService {
     /// Writes `.network-failure` (the time, then the redacted reason). Best effort.
     private func rememberNetworkFailure(_ error: PriceError, secrets: [String]) {
         switch error {
-        case .offline, .unknownCoin, .noRates, .historyDays, .historyBeyondPlan: return  // the service answered: nothing to wait out
+        case .offline, .unknownCoin, .noRates, .historyDays, .historyBeyondPlan, .of: return  // the service answered, or another's failed
         default: break
         }
         let text = ISODate.format(now) + "\n" + PriceError.redact(error.description, secrets).replacingOccurrences(of: "\n", with: " ") + "\n"
