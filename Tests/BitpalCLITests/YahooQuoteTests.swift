@@ -155,5 +155,15 @@ final class YahooQuoteTests: FakeServiceTestCase {
         let r = s.ok(["holdings"])
         XCTAssertTrue(r.err.contains("QQQ: Yahoo Finance does not know the symbol 'QQQ'"), r.err)
         XCTAssertTrue(r.out.contains("SPY"), r.out)
+        // A source that cannot answer is left alone by reports for a few minutes (not by 'price refresh').
+        serveCharts(["SPY": FakeCoinGecko.Reply(status: 503, body: "")])
+        s.now = s.now.addingTimeInterval(120)
+        XCTAssertTrue(s.ok(["holdings"]).err.contains("SPY: Yahoo Finance gave no quote: it failed (HTTP 503)"))
+        let asked = server.requests.count
+        s.now = s.now.addingTimeInterval(120)
+        XCTAssertTrue(s.ok(["holdings"]).err.contains("could not refresh prices"))
+        XCTAssertEqual(server.requests.count, asked)
+        XCTAssertEqual(s.run(["price", "refresh"]).code, .failure)  // QQQ is unknown: the worst exit
+        XCTAssertGreaterThan(server.requests.count, asked)
     }
 }

@@ -95,10 +95,25 @@ public final class PriceService {
     }
 
     private var networkFailurePath: String { directory + "/.network-failure" }
+    /// The market data sources' (Yahoo, Twelve Data) own memory: their failure never stops the coins' refresh.
+    private var marketFailurePath: String { directory + "/.market-failure" }
 
     /// A failure of the last few minutes; `nil` when there is none.
-    public func rememberedNetworkFailure() -> NetworkFailure? {
-        guard let bytes = try? FileSystem.read(networkFailurePath) else { return nil }
+    public func rememberedNetworkFailure() -> NetworkFailure? { remembered(at: networkFailurePath) }
+
+    /// A failure of the market data sources in the last few minutes (reports then use their cached quotes).
+    public func rememberedMarketFailure() -> NetworkFailure? { remembered(at: marketFailurePath) }
+
+    /// Remembers (`error`) or forgets (`nil`) the market data sources' failure. Best effort.
+    public func noteMarketFailure(_ error: MarketDataError?) {
+        guard let error else { unlink(marketFailurePath); return }
+        let text = ISODate.format(now) + "\n" + error.description.replacingOccurrences(of: "\n", with: " ") + "\n"
+        try? FileSystem.ensureDirectory(directory)
+        try? FileSystem.writeAtomically(Array(text.utf8), to: marketFailurePath)
+    }
+
+    private func remembered(at path: String) -> NetworkFailure? {
+        guard let bytes = try? FileSystem.read(path) else { return nil }
         let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
         guard let first = lines.first, let at = ISODate.parseTimestamp(utf8: first) else { return nil }
         let age = now.timeIntervalSince(at)

@@ -176,7 +176,11 @@ public final class Prices {
         guard !offline else { return book }
         let byID = Dictionary(assets.filter { $0.quote != nil }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let stale = book.needsRefresh(byID.keys.sorted(), now: now).compactMap { byID[$0] }
-        guard !stale.isEmpty, service.rememberedNetworkFailure() == nil else { return book }
+        guard !stale.isEmpty else { return book }
+        if let failure = service.rememberedMarketFailure() {
+            notices.send(.pricesNotRefreshedRecently(failure, known: !book.isEmpty))
+            return book
+        }
         do {
             let fetched = try fetchAssetQuotes(stale, purpose: .automatic)
             for (id, error) in fetched.failures { notices.send(.service("\(TextEscaping.escaped(id)): \(error)")) }
@@ -266,6 +270,8 @@ public final class Prices {
                                         source: source.service.quoteSource, currency: asset.currency))
             }
         }
+        // A source that could not answer is left alone by reports for a few minutes; one that answered is tried again.
+        service.noteMarketFailure(out.failures.first { !$0.error.isBrokenRule }?.error)
         if !out.quotes.isEmpty, let broken = try priceCache.append(out.quotes, now: now, timeZone: timeZone) {
             notices.send(.priceCacheMovedAside(broken))
         }
