@@ -103,7 +103,8 @@ final class YahooQuoteTests: FakeServiceTestCase {
     func testFetchHistoryStoresClosesAsTradedOnTheExchangesDays() throws {
         let nvda = #"{"chart":{"result":[{"meta":{"currency":"USD","symbol":"NVDA","exchangeTimezoneName":"America/New_York","#
             + #""regularMarketPrice":111.0,"regularMarketTime":1717185540},"timestamp":[1716989400,1717075800,1717162200,1717185540],"#
-            + #""events":{"splits":{"1717075800":{"date":1717075800,"numerator":4,"denominator":1,"splitRatio":"4:1"}}},"#
+            + #""events":{"dividends":{"1716989400":{"amount":0.04,"date":1716989400}},"#
+            + #""splits":{"1717075800":{"date":1717075800,"numerator":4,"denominator":1,"splitRatio":"4:1"}}},"#
             + #""indicators":{"quote":[{"close":[100.5,null,110.25,111.0]}]}}],"error":null}}"#
         let bhp = #"{"chart":{"result":[{"meta":{"currency":"AUD","symbol":"BHP.AX","exchangeTimezoneName":"Australia/Sydney","#
             + #""regularMarketPrice":45.1,"regularMarketTime":1717138800},"timestamp":[1717110000],"#
