@@ -161,6 +161,18 @@ final class TwelveDataTests: FakeServiceTestCase {
         XCTAssertEqual(server.requests.count, before + 1)
     }
 
+    /// Without `exchange_timezone`, a bar's day is the day it names (UTC), read in any zone: never the day before.
+    func testADayWithoutAnExchangeZoneStaysItsDay() throws {
+        let bare = #"{"meta":{"symbol":"TDX","interval":"1day","currency":"USD"},"values":["#
+            + #"{"datetime":"2024-05-31","close":"12"},{"datetime":"2024-05-30","close":"11"}],"status":"ok"}"#
+        serve(series: ["TDX": FakeCoinGecko.Reply(status: 200, body: bare)])
+        let s = twelveData()
+        s.variables["TZ"] = "America/Los_Angeles"
+        s.ok(["asset", "add", "TDX", "--name", "TDX", "--type", "stock", "--quote", "twelvedata"])
+        let r = s.ok(["price", "fetch-history", "TDX", "--days", "5"])
+        XCTAssertTrue(r.out.contains("2 daily prices in USD, 2024-05-30 … 2024-05-31"), r.out)
+    }
+
     func testWithoutAKeyNothingIsAskedAndTheVariableIsNamed() throws {
         serve(quotes: ["SAP": Self.quote("SAP", currency: "EUR", close: "171.24"),
                        "REFUSED": Self.failure(401, "**apikey** parameter is incorrect or not specified.", status: 401)])

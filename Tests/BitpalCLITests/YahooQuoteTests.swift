@@ -127,6 +127,20 @@ final class YahooQuoteTests: FakeServiceTestCase {
         let asked = try XCTUnwrap(server.requests.last { $0.path == "/v8/finance/chart/NVDA" })
         XCTAssertEqual(asked.query["period1"], "1717027200")  // 2024-05-30T00:00:00Z
         XCTAssertEqual(s.run(["price", "fetch-history", "NVDA", "--since", "2024-05-30", "--days", "3"]).code, .usage)
+        // An absurd split ratio is not believed, and a close it would make absurd is dropped: the cache stays readable.
+        let absurd = #"{"chart":{"result":[{"meta":{"currency":"USD","exchangeTimezoneName":"America/New_York","#
+            + #""regularMarketPrice":10,"regularMarketTime":1717185540},"timestamp":[1716989400,1717162200],"#
+            + #""events":{"splits":{"1717075800":{"date":1717075800,"numerator":1e120,"denominator":1},"#
+            + #""1717076800":{"date":1717076800,"numerator":999999,"denominator":1},"1717077800":{"date":1717077800,"numerator":999999,"denominator":1},"#
+            + #""1717078800":{"date":1717078800,"numerator":999999,"denominator":1}}},"#
+            + #""indicators":{"quote":[{"close":[10,10]}]}}],"error":null}}"#
+        serveCharts(["NVDA": FakeCoinGecko.Reply(status: 200, body: nvda), "BHP.AX": FakeCoinGecko.Reply(status: 200, body: bhp),
+                     "ODD": FakeCoinGecko.Reply(status: 200, body: absurd)])
+        s.ok(["asset", "add", "ODD", "--name", "Odd", "--type", "stock", "--quote", "yahoo"])
+        let odd = s.ok(["price", "fetch-history", "ODD"])
+        XCTAssertTrue(odd.err.contains("1 unusable price of ODD dropped"), odd.err)
+        XCTAssertTrue(odd.out.contains("ODD (Odd): 1 daily price in USD"), odd.out)
+        XCTAssertFalse(s.ok(["price", "list"]).err.contains("cannot be read"))
         // Recorded, the split is no longer reported.
         s.ok(["add", "split", "NVDA", "4", "--date", "2024-05-30"])
         XCTAssertFalse(s.ok(["price", "fetch-history", "NVDA"]).err.contains("lacks"))

@@ -201,14 +201,15 @@ public struct TwelveDataClient: Sendable {
         }
         try r.finish()
         let (currency, hundredth) = try Self.currency(quoted, r)
-        let zone = zoneName.flatMap(TimeZone.init(identifier:))
+        // The bars are dated in the exchange's zone; without a known one, in UTC (and read back so).
+        let zone = zoneName.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")
         var dropped = 0
         var chart = YahooClient.Chart(currency: currency, latest: nil, closes: [], dropped: 0, exchangeZone: zone)
         for value in values {
             // `YYYY-MM-DD` for daily bars (a time after it, if any, is the bar's start: its day is the same).
             guard let text = value.day, let day = ISODate.dayNumber(ofDay: String(text.prefix(10))),
                   let p = price(value.close, hundredth: hundredth, dropped: &dropped) else { continue }
-            chart.closes.append((RecordDate.day(day, in: zone ?? TimeZone(identifier: "UTC") ?? .current).date, p))
+            chart.closes.append((RecordDate.day(day, in: zone ?? .current).date, p))
         }
         chart.closes.sort { $0.time < $1.time }
         chart.dropped = dropped

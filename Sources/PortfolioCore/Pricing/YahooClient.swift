@@ -102,14 +102,19 @@ public struct YahooClient: Sendable {
         public var splits: [(time: Date, new: Decimal, old: Decimal)] = []
 
         /// The closes as traded: Yahoo adjusts every close for every later split (even one after the
-        /// window), so each is multiplied back by the ratio of every split after it.
+        /// window), so each is multiplied back by the ratio of every split after it. A close that
+        /// becomes unusable so (absurd, not a number) is left out, as any unusable price is.
         public var closesAsTraded: [(time: Date, price: Decimal)] {
-            closes.map { bar in
+            closes.compactMap { bar in
                 var price = bar.price
                 for s in splits where s.time > bar.time && s.old > 0 { price = price * s.new / s.old }
-                return (bar.time, price)
+                guard !price.isNaN, let usable = ServiceNumbers.price(DecimalFormatting.exact(price)) else { return nil }
+                return (bar.time, usable)
             }
         }
+
+        /// The largest NEW or OLD of a split bitpal believes (a 1:1000000 reverse split is far past any seen).
+        static let maxSplitPart: Decimal = 1_000_000
 
         public static func == (a: Chart, b: Chart) -> Bool {
             a.currency == b.currency && a.latest?.price == b.latest?.price && a.latest?.time == b.latest?.time
@@ -253,7 +258,8 @@ public struct YahooClient: Sendable {
         }
         var chart = Chart(currency: currency, latest: nil, closes: [], dropped: 0, exchangeZone: zoneName.flatMap(TimeZone.init(identifier:)))
         chart.splits = splits.compactMap { s in
-            guard let t = ServiceNumbers.date(s.date), let n = ServiceNumbers.exact(s.new), let d = ServiceNumbers.exact(s.old), n > 0, d > 0 else { return nil }
+            guard let t = ServiceNumbers.date(s.date), let n = ServiceNumbers.exact(s.new), let d = ServiceNumbers.exact(s.old), n > 0, d > 0,
+                  n <= Chart.maxSplitPart, d <= Chart.maxSplitPart else { return nil }
             return (t, n, d)
         }.sorted { $0.time < $1.time }
         if let p = price(marketPrice), let t = marketTime.flatMap({ ServiceNumbers.date($0) }) { chart.latest = (p, t) }

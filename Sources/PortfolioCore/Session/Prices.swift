@@ -295,15 +295,19 @@ public final class Prices {
             result.flatMap { Self.inCurrency($0, of: assets[i]) }.map { chart in
                 let exchange = chart.exchangeZone ?? timeZone
                 var byDay: [Int64: Decimal] = [:]
-                for bar in chart.closesAsTraded where bar.time >= since && bar.time <= now {
-                    byDay[ISODate.dayNumber(of: bar.time, in: exchange)] = bar.price  // bars come in time order: the day's last wins
+                let traded = chart.closesAsTraded
+                // Days of the exchange from the day `since` falls on (an exchange east of here starts its day earlier).
+                let first = ISODate.dayNumber(of: since, in: timeZone)
+                for bar in traded where bar.time <= now {
+                    let day = ISODate.dayNumber(of: bar.time, in: exchange)
+                    if day >= first { byDay[day] = bar.price }  // bars come in time order: the day's last wins
                 }
                 let quotes = byDay.keys.sorted().map { day in
                     Quote(coinId: assets[i].id, price: byDay[day] ?? 0, time: RecordDate.day(day, in: timeZone).date,
                           source: assets[i].quote?.service.quoteSource ?? .yahoo, currency: assets[i].currency)
                 }.filter { $0.time <= now }
                 return AssetHistory(quotes: quotes, splits: chart.splits.map { (ISODate.dayNumber(of: $0.time, in: exchange), $0.new, $0.old) },
-                                    dropped: chart.dropped)
+                                    dropped: chart.dropped + chart.closes.count - traded.count)
             }
         }
         let all = results.flatMap { (try? $0.get().quotes) ?? [] }
