@@ -15,6 +15,7 @@ struct ImportCommand: Command {
             OptionSpec("--dry-run", nil, "check and report without writing"),
             OptionSpec("--utc-offset", "±HH:MM", "the time zone of a Binance export whose file name does not say it"),
             OptionSpec("--allow-duplicates", nil, "import rows identical to recorded ones too"),
+            OptionSpec("--map", "MAPPING", "a JSON file saying which column of any CSV holds what (see the manual: ImportExport)"),
         ],
         group: "Transactions",
         details: """
@@ -31,8 +32,12 @@ struct ImportCommand: Command {
         recorded transaction, are skipped.
         Coinbase: buys and sells, Send (transfer-out), Receive (transfer-in at the spot price),
         rewards and staking income (reward at the spot price) and Convert (a swap at its subtotal).
+        Any other CSV: --map MAPPING.json names its columns ({"delimiter": ";", "decimalMark": ",",
+        "date": {"column": "Datum", "format": "dd.MM.yyyy", "timeZone": "Europe/Berlin"}, "kind":
+        {"column": "Vorgang", "values": {"Kauf": "buy"}}, "asset": {"column": "Titel"}, "amount":
+        {"column": "Menge"}, "price": {"column": "Kurs"}, ...}); its rows are then imported as above.
         """,
-        examples: ["bitpal import trades.csv", "bitpal import export.json --dry-run",
+        examples: ["bitpal import trades.csv", "bitpal import export.json --dry-run", "bitpal import konto.csv --map mapping.json",
                    "bitpal import Coinbase-statement.csv --format coinbase", "cat trades.csv | bitpal import -"])
 
     var source: String
@@ -40,10 +45,13 @@ struct ImportCommand: Command {
     var dryRun: Bool
     var allowDuplicates: Bool
     var utcOffset: Int?
+    var mapPath: String?
 
     init(parsing a: inout ArgumentList) throws {
         source = try a.popPositional("FILE (or - for standard input)")
         format = a.popOption("--format").flatMap(ImportFormat.init(rawValue:))
+        mapPath = a.popOption("--map")
+        if mapPath != nil && format != nil { throw UsageError.conflict("give --format or --map, not both") }
         dryRun = a.popFlag("--dry-run")
         allowDuplicates = a.popFlag("--allow-duplicates")
         utcOffset = try a.popOption("--utc-offset").map { text in
@@ -64,14 +72,21 @@ struct ImportCommand: Command {
             guard let read = try FileSystem.read(path, allowStreams: true) else { throw CommandFailure("cannot read \(source): no such file") }
             bytes = read
         }
+        var mapping: ImportMapping?
+        if let mapPath {
+            let path = try DataLocation.resolve(explicit: mapPath, environment: context.environment.variables)
+            guard let text = try FileSystem.read(path) else { throw CommandFailure("cannot read \(mapPath): no such file") }
+            do { mapping = try ImportMapping.read(text) } catch { return report(error, context: context) }
+        }
         var format = self.format ?? (source.lowercased().hasSuffix(".json") ? .json : .csv)
-        if self.format == nil, format == .csv, let exchange = ExchangeImport.recognise(bytes),
+        if self.format == nil, mapping == nil, format == .csv, let exchange = ExchangeImport.recognise(bytes),
            let preset = ImportFormat(rawValue: exchange.rawValue) {
             context.note("Recognised a \(exchange.rawValue.capitalized) export (as with --format \(exchange.rawValue)).")
             format = preset
         }
         let exchange = Exchange(rawValue: format.rawValue)
         let parsed = Result { () throws(ImportFailure) -> (ImportDocument, PresetRows?) in
+            if let mapping { return (ImportDocument(rows: try mapping.rows(bytes)), nil) }
             switch format {
             case .csv: return (ImportDocument(rows: try TransactionImport.rows(csv: bytes)), nil)
             case .json: return (try TransactionImport.document(json: bytes), nil)

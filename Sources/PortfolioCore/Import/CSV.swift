@@ -29,7 +29,8 @@ public enum CSV {
     }
 
     /// Calls `body` with each record's fields and starting line, without keeping them; `body` returns false to stop.
-    public static func forEachRecord(_ input: [UInt8], _ body: ([String], Int) -> Bool) throws(CSVError) {
+    /// `delimiter` separates fields (a comma, else `;` or a tab).
+    public static func forEachRecord(_ input: [UInt8], delimiter: UInt8 = UInt8(ascii: ","), _ body: ([String], Int) -> Bool) throws(CSVError) {
         let bytes = TextDecoding.utf8Bytes(input)
         var stopped = false
         var fields: [String] = []
@@ -70,7 +71,7 @@ public enum CSV {
                     // After a closing quote only a comma, a line end or the end may follow.
                     if i < bytes.count {
                         let n = bytes[i]
-                        if n != UInt8(ascii: ",") && n != 0x0A && n != 0x0D {
+                        if n != delimiter && n != 0x0A && n != 0x0D {
                             throw CSVError(line: line, message: "unexpected text after a closing quote (a quote inside a quoted field is written \"\")")
                         }
                     }
@@ -85,7 +86,7 @@ public enum CSV {
                 continue
             }
             switch b {
-            case UInt8(ascii: ","):
+            case delimiter:
                 endField()
                 i += 1
             case 0x0D, 0x0A:
@@ -109,7 +110,7 @@ public enum CSV {
                 var j = i + 1
                 while j < bytes.count {
                     let c = bytes[j]
-                    if c == UInt8(ascii: ",") || c == 0x0A || c == 0x0D || c == UInt8(ascii: "\"") { break }
+                    if c == delimiter || c == 0x0A || c == 0x0D || c == UInt8(ascii: "\"") { break }
                     j += 1
                 }
                 field.append(contentsOf: bytes[i..<j])

@@ -1,0 +1,270 @@
+import Foundation
+
+/// A mapping for any CSV (`import FILE --map MAPPING.json`): which column holds what, how numbers
+/// and dates are written, and what the file's words for the kinds mean. The rows it makes are
+/// bitpal's own import rows, so everything after them (assets, all or nothing, re-imports, dry
+/// runs) is the import every file has.
+///
+/// ```json
+/// {"delimiter": ";", "decimalMark": ",",
+///  "date": {"column": "Datum", "format": "dd.MM.yyyy", "timeZone": "Europe/Berlin"},
+///  "kind": {"column": "Vorgang", "values": {"Kauf": "buy", "Verkauf": "sell"}},
+///  "asset": {"column": "Titel"}, "amount": {"column": "Menge"}, "price": {"column": "Kurs"}}
+/// ```
+public struct ImportMapping: Sendable, Equatable {
+    public var delimiter: UInt8 = UInt8(ascii: ",")
+    /// `.` or `,`: the other is a thousands separator and is dropped.
+    public var decimalMark: UInt8 = UInt8(ascii: ".")
+    /// The columns of bitpal's fields.
+    public var columns: [TransactionField: String] = [:]
+    /// The file's date format (`dd.MM.yyyy`, `yyyy-MM-dd HH:mm:ss`; `nil`: as bitpal reads dates) and zone.
+    public var dateFormat: String?
+    public var timeZone: TimeZone?
+    /// The file's words for the kinds (`Kauf` → buy), matched in any case; `nil`: the kinds' own names.
+    public var kinds: [String: TransactionType]?
+
+    /// The keys a mapping may name for a column, and the field each fills.
+    static let fieldKeys: [(key: String, field: TransactionField)] = [
+        ("date", .date), ("kind", .type), ("asset", .assetId), ("amount", .amount), ("price", .price), ("total", .total),
+        ("fee", .fee), ("currency", .currency), ("note", .notes), ("id", .id), ("portfolio", .portfolio),
+    ]
+
+    public init() {}
+
+    /// Reads a mapping file; every problem is named (an unknown key, a kind bitpal does not have).
+    public static func read(_ bytes: [UInt8]) throws(ImportFailure) -> ImportMapping {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+            throw ImportFailure(problems: ["the mapping is not a JSON object"])
+        }
+        var m = ImportMapping()
+        var problems: [String] = []
+        func column(_ key: String) -> String? {
+            guard let value = object[key] else { return nil }
+            guard let spec = value as? [String: Any], let name = spec["column"] as? String, !name.isEmpty else {
+                problems.append("'\(key)' must be {\"column\": \"NAME\"}")
+                return nil
+            }
+            return name
+        }
+        for (key, field) in fieldKeys { if let name = column(key) { m.columns[field] = name } }
+        for key in object.keys.sorted() where !fieldKeys.contains(where: { $0.key == key }) && !["delimiter", "decimalMark"].contains(key) {
+            problems.append(key == "group"
+                ? "'group' (rows of one event) is not read yet: give each event one row"
+                : "unknown key '\(TextEscaping.shortened(key))' (delimiter, decimalMark, " + fieldKeys.map(\.key).joined(separator: ", ") + ")")
+        }
+        if let text = object["delimiter"] {
+            let d = (text as? String).flatMap { $0 == "\\t" ? "\t" : $0 }
+            if let d, d.utf8.count == 1, let b = d.utf8.first, b != UInt8(ascii: "\"") { m.delimiter = b } else {
+                problems.append("'delimiter' must be one character (\",\", \";\", \"\\t\")")
+            }
+        }
+        if let text = object["decimalMark"] {
+            if let d = text as? String, d == "." || d == "," { m.decimalMark = UInt8(ascii: d == "," ? "," : ".") } else {
+                problems.append("'decimalMark' must be \".\" or \",\"")
+            }
+        }
+        if let date = object["date"] as? [String: Any] {
+            m.dateFormat = date["format"] as? String
+            if let zone = date["timeZone"] as? String {
+                if let tz = TimeZone(identifier: zone) { m.timeZone = tz } else { problems.append("unknown timeZone '\(TextEscaping.shortened(zone))'") }
+            }
+            if let format = m.dateFormat, DateFormat(format) == nil {
+                problems.append("date format '\(TextEscaping.shortened(format))' needs yyyy (or yy), MM and dd; HH, mm and ss may follow")
+            }
+        }
+        if let kind = object["kind"] as? [String: Any], let values = kind["values"] {
+            guard let table = values as? [String: String] else {
+                problems.append("'kind.values' must map the file's words to kinds")
+                return try done()
+            }
+            var kinds: [String: TransactionType] = [:]
+            for (word, name) in table {
+                if let type = TransactionType(rawValue: name) { kinds[word.lowercased()] = type } else {
+                    problems.append("kind '\(TextEscaping.shortened(name))' (for '\(TextEscaping.shortened(word))') is not one of "
+                        + TransactionType.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+            }
+            m.kinds = kinds
+        }
+        for field in [TransactionField.date, .type, .assetId, .amount] where m.columns[field] == nil {
+            problems.append("the mapping names no column for \(fieldKeys.first { $0.field == field }?.key ?? field.name)")
+        }
+        func done() throws(ImportFailure) -> ImportMapping {
+            if !problems.isEmpty { throw ImportFailure(problems: problems.map { "mapping: " + $0 }) }
+            return m
+        }
+        return try done()
+    }
+
+    /// The file's rows as bitpal's import rows. A column the mapping names that the header lacks is
+    /// refused naming it; a row whose kind, number or date cannot be read is named with its line.
+    public func rows(_ bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
+        var index: [TransactionField: Int] = [:]
+        var rows: [ImportRow] = []
+        var problems: [String] = []
+        var header = true
+        let format = dateFormat.flatMap(DateFormat.init)
+        do {
+            try CSV.forEachRecord(bytes, delimiter: delimiter) { fields, line in
+                if header {
+                    header = false
+                    let names = fields.map(\.trimmedSpaces)
+                    for (field, column) in columns {
+                        if let i = names.firstIndex(of: column) { index[field] = i } else {
+                            problems.append("line \(line): no column '\(TextEscaping.shortened(column))' (the header has "
+                                + names.map { "'\(TextEscaping.shortened($0))'" }.joined(separator: ", ") + ")")
+                        }
+                    }
+                    return problems.isEmpty
+                }
+                func text(_ field: TransactionField) -> String? {
+                    guard let i = index[field], i < fields.count else { return nil }
+                    let t = fields[i].trimmedSpaces
+                    return t.isEmpty ? nil : t
+                }
+                var row = ImportFields()
+                do throws(LineProblem) {
+                    let kindText = text(.type) ?? ""
+                    let type: TransactionType
+                    if let kinds {
+                        guard let t = kinds[kindText.lowercased()] else { throw LineProblem("kind '\(TextEscaping.shortened(kindText))' is not among the mapping's values") }
+                        type = t
+                    } else {
+                        guard let t = TransactionType(rawValue: kindText.lowercased()) else { throw LineProblem("kind '\(TextEscaping.shortened(kindText))' is not a kind") }
+                        type = t
+                    }
+                    row[.type] = type.rawValue
+                    for field in [TransactionField.amount, .price, .total, .fee] {
+                        guard let raw = text(field) else { continue }
+                        guard var number = normalized(raw) else { throw LineProblem("\(field.name) '\(TextEscaping.shortened(raw))' is not a number") }
+                        // Files write a sale's or an outflow's amount negative; bitpal's are magnitudes (but an adjustment's).
+                        if number.hasPrefix("-") && !(field == .amount && type == .adjustment) { number.removeFirst() }
+                        row[field] = number
+                    }
+                    guard let dateText = text(.date) else { throw LineProblem("no date") }
+                    row[.date] = try date(dateText, format: format)
+                    row[.assetId] = text(.assetId)
+                    row[.currency] = text(.currency)
+                    row[.notes] = text(.notes)
+                    row[.portfolio] = text(.portfolio)
+                    // The file's own id keeps a re-import from adding a row twice.
+                    row[.id] = text(.id).map(Self.stableID)
+                } catch {
+                    problems.append("line \(line): \(error.message)")
+                    return problems.count < 1000
+                }
+                rows.append(ImportRow(location: "line \(line)", fields: row, order: line))
+                return true
+            }
+        } catch {
+            throw ImportFailure(problems: [error.description])
+        }
+        if header { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
+        if !problems.isEmpty { throw ImportFailure(problems: problems) }
+        return rows
+    }
+
+    struct LineProblem: Error { var message: String; init(_ m: String) { message = m } }
+
+    /// A number as the file writes it (`1.234,56` with a decimal comma, `$1,234.56`, `(12.50)`, `0E-8`)
+    /// as a plain literal bitpal reads; `nil` when it is not one.
+    func normalized(_ raw: String) -> String? {
+        var text = raw.filter { !" \u{00A0}\u{202F}'$€£¥".contains($0) }
+        var negative = false
+        if text.hasPrefix("("), text.hasSuffix(")") { negative = true; text = String(text.dropFirst().dropLast()) }
+        if text.hasPrefix("-") { negative.toggle(); text.removeFirst() } else if text.hasPrefix("+") { text.removeFirst() }
+        let thousands: Character = decimalMark == UInt8(ascii: ",") ? "." : ","
+        text.removeAll { $0 == thousands }
+        if decimalMark == UInt8(ascii: ",") { text = text.replacingOccurrences(of: ",", with: ".") }
+        if text.contains(where: { $0 == "e" || $0 == "E" }) {
+            // `0E-8` and its kin: exact through Decimal's own reading of the digits.
+            guard let value = ServiceNumbers.exact(text) else { return nil }
+            text = DecimalFormatting.exact(value)
+        }
+        guard !text.isEmpty, DecimalLiteral.parse(utf8: text.utf8) != nil else { return nil }
+        return (negative ? "-" : "") + text
+    }
+
+    /// A date as bitpal reads it: a day `YYYY-MM-DD`, or an instant with its offset (a local time in
+    /// the mapping's zone).
+    func date(_ text: String, format: DateFormat?) throws(LineProblem) -> String {
+        guard let format else { return text }
+        guard let parts = format.read(text) else { throw LineProblem("date '\(TextEscaping.shortened(text))' is not written as \(format.pattern)") }
+        let day = ISODate.dayText(ISODate.days(fromCivil: parts.year, parts.month, parts.day))
+        guard let millis = parts.millisOfDay else { return day }
+        let instant = ISODate.localTime((parts.year, parts.month, parts.day), millisOfDay: millis, in: timeZone ?? TimeZone(identifier: "UTC") ?? .current)
+        return ISODate.format(instant)
+    }
+
+    /// A UUID made from a file's own id text, the same every time (FNV-1a over the text, twice seeded).
+    static func stableID(_ text: String) -> String {
+        if let u = UUIDText.parse(Array(text.utf8)) { return UUIDText.lowercased(u) }
+        func fnv(_ seed: UInt64) -> UInt64 {
+            var h = seed
+            for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
+            return h
+        }
+        let a = fnv(0xCBF2_9CE4_8422_2325), b = fnv(0x8422_2325_CBF2_9CE4)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 { bytes[i] = UInt8((a >> (8 * i)) & 0xFF); bytes[8 + i] = UInt8((b >> (8 * i)) & 0xFF) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5-like: name-based
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUIDText.lowercased(uuid)
+    }
+}
+
+/// A date format of `yyyy`/`yy`, `MM`/`M`, `dd`/`d`, `HH`, `mm`, `ss` and literal characters.
+struct DateFormat: Sendable {
+    enum Token: Sendable { case year4, year2, month, day, hour, minute, second, literal(Character) }
+    let pattern: String
+    let tokens: [Token]
+
+    init?(_ pattern: String) {
+        self.pattern = pattern
+        var tokens: [Token] = []
+        var rest = Substring(pattern)
+        let names: [(String, Token)] = [("yyyy", .year4), ("yy", .year2), ("MM", .month), ("M", .month), ("dd", .day), ("d", .day),
+                                        ("HH", .hour), ("mm", .minute), ("ss", .second)]
+        while let c = rest.first {
+            if let (name, token) = names.first(where: { rest.hasPrefix($0.0) }) {
+                tokens.append(token)
+                rest = rest.dropFirst(name.count)
+            } else {
+                tokens.append(.literal(c))
+                rest = rest.dropFirst()
+            }
+        }
+        func has(_ t: (Token) -> Bool) -> Bool { tokens.contains(where: t) }
+        guard has({ if case .year4 = $0 { true } else if case .year2 = $0 { true } else { false } }),
+              has({ if case .month = $0 { true } else { false } }), has({ if case .day = $0 { true } else { false } }) else { return nil }
+        self.tokens = tokens
+    }
+
+    /// The parts `text` holds, or `nil` when it is not written so (or names no real day).
+    func read(_ text: String) -> (year: Int64, month: Int64, day: Int64, millisOfDay: Int64?)? {
+        var chars = Substring(text)
+        var y: Int64 = 0, mo: Int64 = 0, d: Int64 = 0, h: Int64?, mi: Int64 = 0, s: Int64 = 0
+        func number(max width: Int) -> Int64? {
+            let digits = chars.prefix(width).prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, let v = Int64(digits) else { return nil }
+            chars = chars.dropFirst(digits.count)
+            return v
+        }
+        for token in tokens {
+            switch token {
+            case .year4: guard let v = number(max: 4) else { return nil }; y = v
+            case .year2: guard let v = number(max: 2) else { return nil }; y = 2000 + v
+            case .month: guard let v = number(max: 2) else { return nil }; mo = v
+            case .day: guard let v = number(max: 2) else { return nil }; d = v
+            case .hour: guard let v = number(max: 2) else { return nil }; h = v
+            case .minute: guard let v = number(max: 2) else { return nil }; mi = v
+            case .second: guard let v = number(max: 2) else { return nil }; s = v
+            case let .literal(c): guard chars.first == c else { return nil }; chars = chars.dropFirst()
+            }
+        }
+        guard chars.isEmpty, (1...12).contains(mo), d >= 1, d <= ISODate.daysInMonth(y, mo), (h ?? 0) < 24, mi < 60, s < 60 else { return nil }
+        return (y, mo, d, h.map { (($0 * 60 + mi) * 60 + s) * 1000 })
+    }
+}
