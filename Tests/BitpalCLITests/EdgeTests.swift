@@ -270,7 +270,7 @@ final class EdgeTests: XCTestCase {
             let s = Sandbox(now: "2026-11-20T00:00:00Z")
             let r = s.run(["import", fixtures + "/" + file, "--json"])
             XCTAssertEqual(r.code, .success, "\(file): \(r)")
-            XCTAssertTrue(r.err.contains("Recognised a \(exchange) export (as with --format \(exchange.lowercased()))"), r.err)
+            XCTAssertTrue(r.err.contains("Recognised the \(exchange) export (as with --format \(exchange.lowercased()))"), r.err)
             XCTAssertTrue(r.out.hasPrefix(#"{"imported": "#) || r.out.contains(#""imported""#), r.out)
             XCTAssertFalse(try s.loadPortfolio().transactions.isEmpty, file)
         }

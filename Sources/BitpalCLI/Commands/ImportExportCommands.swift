@@ -1,16 +1,46 @@
 import Foundation
 import PortfolioCore
 
-/// Formats `bitpal import` reads.
-enum ImportFormat: String, CaseIterable {
-    case csv, json, coinbase, binance, kraken
+/// Formats `bitpal import` reads: bitpal's own, an exchange's trade history, a broker's or exchange's statement.
+enum ImportFormat: Hashable {
+    case csv, json
+    case exchange(Exchange)
+    case statement(StatementFormat)
+
+    static var allCases: [ImportFormat] {
+        [.csv, .json] + Exchange.allCases.map { .exchange($0) } + StatementFormat.allCases.map { .statement($0) }
+    }
+
+    init?(rawValue: String) {
+        guard let format = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = format
+    }
+
+    var rawValue: String {
+        switch self {
+        case .csv: "csv"
+        case .json: "json"
+        case let .exchange(e): e.rawValue
+        case let .statement(s): s.rawValue
+        }
+    }
+
+    /// How the summary names the file: `the Kraken export`, `the Interactive Brokers Flex Query`.
+    var title: String {
+        switch self {
+        case let .exchange(e): "the \(e.rawValue.capitalized) export"
+        case let .statement(s): "the \(s.title)"
+        default: "the file"
+        }
+    }
 }
 
 struct ImportCommand: Command {
     static let spec = CommandSpec(
         name: "import", summary: "Import transactions from CSV or JSON, all or nothing", arguments: "FILE|-",
         options: [
-            OptionSpec("--format", "FORMAT", "csv, json, or an exchange export: coinbase, binance, kraken (default: from the extension; stdin is csv)",
+            OptionSpec("--format", "FORMAT", "csv, json, an exchange's trades (coinbase, binance, kraken) or a statement ("
+                       + StatementFormat.allCases.map(\.rawValue).joined(separator: ", ") + "); default: recognised from the header, else from the extension",
                        choices: ImportFormat.allCases.map(\.rawValue)),
             OptionSpec("--dry-run", nil, "check and report without writing"),
             OptionSpec("--utc-offset", "±HH:MM", "the time zone of a Binance export whose file name does not say it"),
@@ -79,21 +109,30 @@ struct ImportCommand: Command {
             do { mapping = try ImportMapping.read(text) } catch { return report(error, context: context) }
         }
         var format = self.format ?? (source.lowercased().hasSuffix(".json") ? .json : .csv)
-        if self.format == nil, mapping == nil, format == .csv, let exchange = ExchangeImport.recognise(bytes),
-           let preset = ImportFormat(rawValue: exchange.rawValue) {
-            context.note("Recognised a \(exchange.rawValue.capitalized) export (as with --format \(exchange.rawValue)).")
-            format = preset
+        if self.format == nil, mapping == nil, format == .csv {
+            let recognised = StatementImport.recognise(bytes).map { ImportFormat.statement($0) } ?? ExchangeImport.recognise(bytes).map { .exchange($0) }
+            if let recognised {
+                context.note("Recognised \(recognised.title) (as with --format \(recognised.rawValue)).")
+                format = recognised
+            }
         }
-        let exchange = Exchange(rawValue: format.rawValue)
+        let book = try session.repository.loadBook()
+        let target = try context.portfolio(in: book)
+        let portfolio = target.name
+        let fileName = (source as NSString).lastPathComponent
         let parsed = Result { () throws(ImportFailure) -> (ImportDocument, PresetRows?) in
             if let mapping { return (ImportDocument(rows: try mapping.rows(bytes)), nil) }
             switch format {
             case .csv: return (ImportDocument(rows: try TransactionImport.rows(csv: bytes)), nil)
             case .json: return (try TransactionImport.document(json: bytes), nil)
-            case .coinbase, .binance, .kraken:
-                let preset = try ExchangeImport.rows(bytes, exchange: exchange ?? .coinbase,
-                                                     fileName: (source as NSString).lastPathComponent, utcOffsetSeconds: utcOffset)
+            case let .exchange(exchange):
+                let preset = try ExchangeImport.rows(bytes, exchange: exchange, fileName: fileName, utcOffsetSeconds: utcOffset)
                 return (ImportDocument(rows: preset.rows), preset)
+            case let .statement(statement):
+                let preset = try StatementImport.rows(bytes, format: statement,
+                                                      options: StatementOptions(tracksCash: target.trackCash, fileName: fileName, utcOffsetSeconds: utcOffset))
+                // The assets the file names are registered unless the book has them (as they are).
+                return (ImportDocument(rows: preset.rows, assets: preset.assets.filter { book.asset(id: $0.id) == nil }), preset)
             }
         }
         let document: ImportDocument, preset: PresetRows?
@@ -104,8 +143,6 @@ struct ImportCommand: Command {
         // Resolve assets before taking the lock: this may fetch the coin list once. A registered
         // code (the store's) comes first, then a coin id or symbol. A whole-book export names every
         // asset by the id bitpal stored: those are kept as they are (no catalog, no network).
-        let book = try session.repository.loadBook()
-        let portfolio = try context.portfolio(in: book).name
         let registered = Set(book.assets.map(\.id) + document.assets.map(\.id))
         var assetIDs: [String: String] = [:]
         var assetErrors: [String: Error] = [:]
@@ -149,8 +186,8 @@ struct ImportCommand: Command {
             context.printJSON(.object(fields))
             return .success
         }
-        if let preset, let exchange {
-            context.out("From the \(exchange.rawValue.capitalized) export: \(preset.summary).\n")
+        if let preset {
+            context.out("From \(format.title): \(preset.summary).\n")
         }
         var created: [String] = []
         if !outcome.createdPortfolios.isEmpty {

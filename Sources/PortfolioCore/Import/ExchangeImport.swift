@@ -15,6 +15,8 @@ public struct PresetRows: Sendable {
     /// (what a row became, count), in `PresetRows.kindOrder`: `buy`, `sell`, `transfer-in`,
     /// `transfer-out`, `reward`, `swap` (a swap is one row of the file and two linked legs).
     public var kinds: [(String, Int)]
+    /// Stocks, ETFs and funds the file names, registered on the way (those the book has are kept as they are).
+    public var assets: [Asset] = []
 
     public init(rows: [ImportRow], skipped: [(String, Int)], feesNotCounted: [(String, Int)] = [], kinds: [(String, Int)] = []) {
         self.rows = rows
@@ -24,7 +26,8 @@ public struct PresetRows: Sendable {
     }
 
     /// The order kinds are counted in.
-    public static let kindOrder = ["buy", "sell", "transfer-in", "transfer-out", "reward", "swap"]
+    public static let kindOrder = ["buy", "sell", "transfer-in", "transfer-out", "reward", "swap", "dividend", "interest", "deposit",
+                                   "withdrawal", "expense", "fee", "cash exchange"]
 
     /// What each kind became, for people: `12 buys, 3 transfers in, 2 rewards, 1 swap; skipped: 1 crypto-to-crypto trade`.
     public var summary: String {
@@ -33,12 +36,18 @@ public struct PresetRows: Sendable {
             switch kind {
             case "transfer-in": plural(n, "transfer in", "transfers in")
             case "transfer-out": plural(n, "transfer out", "transfers out")
+            case "interest": plural(n, "interest payment", "interest payments")
             default: plural(n, kind, kind + "s")
             }
         }
         let left = skipped.map { kind, n -> String in
             if kind.hasPrefix("quoted in ") { return plural(n, "\(kind.dropFirst(10)) trade", "\(kind.dropFirst(10)) trades") }
             if kind == "crypto-to-crypto" || kind == "margin" { return plural(n, "\(kind) trade", "\(kind) trades") }
+            // `deposit (the portfolio does not track cash)`: 2 deposit rows (the portfolio does not track cash).
+            if let why = kind.range(of: " (") {
+                let what = TextEscaping.escaped(String(kind[..<why.lowerBound]))
+                return plural(n, "\(what) row", "\(what) rows") + " " + TextEscaping.escaped(String(kind[why.lowerBound...]).trimmedSpaces)
+            }
             return plural(n, "\(TextEscaping.escaped(kind)) row", "\(TextEscaping.escaped(kind)) rows")
         }
         var text = made.isEmpty ? "nothing to import" : made.joined(separator: ", ")
@@ -179,6 +188,12 @@ public enum ExchangeImport {
         var problems: [String] = []
         /// What rows became, by kind (a swap counts once).
         var made: [String: Int] = [:]
+        /// Assets the file names, by code (statements register stocks and funds on the way).
+        var assets: [String: Asset] = [:]
+        /// Whether the portfolio imported into tracks cash (statements' cash rows need it).
+        var tracksCash = true
+        /// The format's name, seeding the ids made from the file's own ids.
+        var source = ""
 
         mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
 

@@ -189,11 +189,10 @@ public struct ImportMapping: Sendable, Equatable {
     /// the mapping's zone).
     func date(_ text: String, format: DateFormat?) throws(LineProblem) -> String {
         guard let format else { return text }
-        guard let parts = format.read(text) else { throw LineProblem("date '\(TextEscaping.shortened(text))' is not written as \(format.pattern)") }
-        let day = ISODate.dayText(ISODate.days(fromCivil: parts.year, parts.month, parts.day))
-        guard let millis = parts.millisOfDay else { return day }
-        let instant = ISODate.localTime((parts.year, parts.month, parts.day), millisOfDay: millis, in: timeZone ?? TimeZone(identifier: "UTC") ?? .current)
-        return ISODate.format(instant)
+        guard let date = format.recordText(text, in: timeZone ?? TimeZone(identifier: "UTC") ?? .current) else {
+            throw LineProblem("date '\(TextEscaping.shortened(text))' is not written as \(format.pattern)")
+        }
+        return date
     }
 
     /// A UUID made from a file's own id text, the same every time (FNV-1a over the text, twice seeded).
@@ -240,6 +239,15 @@ struct DateFormat: Sendable {
         guard has({ if case .year4 = $0 { true } else if case .year2 = $0 { true } else { false } }),
               has({ if case .month = $0 { true } else { false } }), has({ if case .day = $0 { true } else { false } }) else { return nil }
         self.tokens = tokens
+    }
+
+    /// `text` as bitpal reads a date: the day (`2024-03-01`) when the format has no time, else the
+    /// instant of that local time in `zone`; `nil` when `text` is not written so. With `dayOnly`,
+    /// the day even when a time is given.
+    func recordText(_ text: String, in zone: TimeZone, dayOnly: Bool = false) -> String? {
+        guard let parts = read(text) else { return nil }
+        guard let millis = parts.millisOfDay, !dayOnly else { return ISODate.dayText(ISODate.days(fromCivil: parts.year, parts.month, parts.day)) }
+        return ISODate.format(ISODate.localTime((parts.year, parts.month, parts.day), millisOfDay: millis, in: zone))
     }
 
     /// The parts `text` holds, or `nil` when it is not written so (or names no real day).

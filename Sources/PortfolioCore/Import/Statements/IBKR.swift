@@ -1,0 +1,253 @@
+import Foundation
+
+/// Interactive Brokers Activity Flex Query, CSV: the Trades and Cash Transactions sections, each
+/// under its own header (a file may hold both, with `BOF`/`BOS`/`EOS`/`EOF` and `MSG` lines
+/// around them). The user picks the fields, so every column is found by name.
+///
+/// - Trades: executions only (`LevelOfDetail` `EXECUTION`; order and lot summaries would count
+///   twice). Stocks, ETFs and funds are bought and sold (commission and transaction taxes as the
+///   fee, a commission in another currency as an expense of that currency), and registered
+///   with their type, currency and, when the listing exchange is known, `yahoo:SYMBOL`. Currency
+///   trades (`AssetClass` `CASH`, `EUR.USD`) are cash exchanges. Options, futures and the rest
+///   are counted, not imported.
+/// - Cash transactions: a dividend (and a payment in lieu of one) with its withholding tax, fee
+///   rows, reversals and re-bookings joined by asset, day and currency into one dividend, the tax
+///   net as its fee; a correction on a later day changes the asset's last dividend before it.
+///   Deposits and withdrawals, interest received, interest paid and other fees go to cash.
+extension ExchangeImport.Mapper {
+    /// Yahoo's suffix for IBKR's listing exchanges (`IBIS` → `.DE`); US markets have none.
+    static let ibkrYahooSuffix: [String: String] = [
+        "NASDAQ": "", "NYSE": "", "ARCA": "", "AMEX": "", "BATS": "", "NYSEARCA": "", "IEX": "",
+        "IBIS": ".DE", "IBIS2": ".DE", "FWB": ".F", "FWB2": ".F", "GETTEX": ".DE", "TGATE": ".DE", "LSE": ".L", "LSEETF": ".L",
+        "SBF": ".PA", "AEB": ".AS", "EBS": ".SW", "SWX": ".SW", "BVME": ".MI", "BM": ".MC", "SFB": ".ST", "CPH": ".CO", "OSE": ".OL",
+        "TSE": ".TO", "VENTURE": ".V", "ASX": ".AX", "SEHK": ".HK", "TSEJ": ".T", "VSE": ".VI", "ENEXT.BE": ".BR",
+    ]
+
+    mutating func ibkr(_ bytes: [UInt8]) throws(ImportFailure) {
+        let records: [CSVRecord]
+        do { records = try CSV.parse(bytes) } catch { throw ImportFailure(problems: [error.description]) }
+        if let first = records.first?.fields.first?.trimmedSpaces, first == "Statement" || first == "Trades",
+           records.first?.fields.dropFirst().first?.trimmedSpaces == "Header" {
+            throw ImportFailure(problems: ["this is an IBKR Activity Statement; make an Activity Flex Query in CSV (Trades and Cash Transactions) and import that"])
+        }
+        let newYork = TimeZone(identifier: "America/New_York") ?? TimeZone(identifier: "UTC") ?? .current
+        var table: StatementTable?
+        var sawHeader = false
+        var dividends: [IBKRDividendGroup] = []
+        var groupIndex: [String: Int] = [:]
+        for r in records {
+            let first = r.fields.first?.trimmedSpaces.uppercased() ?? ""
+            if ["BOF", "BOA", "BOS", "EOS", "EOA", "EOF", "MSG"].contains(first) { continue }
+            let columns = StatementTable.columns(r.fields)
+            if columns["currencyprimary"] != nil || columns["currency"] != nil && (columns["buy/sell"] != nil || columns["type"] != nil) {
+                table = StatementTable(records: [], columns: columns, headerLine: r.line)
+                sawHeader = true
+                continue
+            }
+            guard let t = table else { continue }
+            if t.has("TradePrice") || t.has("Buy/Sell") {
+                ibkrTrade(r, t, zone: newYork)
+            } else if t.has("Type"), t.has("Amount") {
+                ibkrCash(r, t, dividends: &dividends, index: &groupIndex)
+            } else {
+                skip("row of another Flex section")
+            }
+        }
+        guard sawHeader else {
+            throw ImportFailure(problems: ["no Flex Query header found (expected CurrencyPrimary with Buy/Sell, TradePrice … or Type, Amount …)"])
+        }
+        ibkrDividends(dividends)
+    }
+
+    /// The asset code a row names: its symbol, else its ISIN.
+    static func ibkrCode(_ r: CSVRecord, _ t: StatementTable) -> String {
+        let symbol = t.cell(r, "Symbol").uppercased().replacingOccurrences(of: " ", with: ".")
+        return symbol.isEmpty ? t.cell(r, "ISIN", "SecurityID").uppercased() : symbol
+    }
+
+    /// `20230403;095853`, `20230403`, `2017-09-15`, `2021-11-23, 12:46:38` as a date (the day only with `dayOnly`).
+    static func ibkrDate(_ text: String, zone: TimeZone, dayOnly: Bool) -> String? {
+        for pattern in ["yyyyMMdd;HHmmss", "yyyyMMdd;HH:mm:ss", "yyyyMMdd HHmmss", "yyyyMMdd", "yyyy-MM-dd;HH:mm:ss", "yyyy-MM-dd, HH:mm:ss",
+                        "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd"] {
+            if let format = DateFormat(pattern), let date = format.recordText(text, in: zone, dayOnly: dayOnly) { return date }
+        }
+        return nil
+    }
+
+    mutating func ibkrTrade(_ r: CSVRecord, _ t: StatementTable, zone: TimeZone) {
+        let level = t.cell(r, "LevelOfDetail").uppercased()
+        if !level.isEmpty && level != "EXECUTION" { skip("\(level.lowercased()) (a summary of executions)"); return }
+        let category = t.cell(r, "AssetClass", "AssetCategory").uppercased()
+        let currency = t.cell(r, "CurrencyPrimary", "Currency").uppercased()
+        let dateText = t.cell(r, "DateTime", "Date/Time").isEmpty ? t.cell(r, "TradeDate") : t.cell(r, "DateTime", "Date/Time")
+        guard let date = Self.ibkrDate(dateText, zone: zone, dayOnly: false) else {
+            problems.append("line \(r.line): DateTime '\(TextEscaping.shortened(dateText))' is not an IBKR date (yyyyMMdd;HHmmss)")
+            return
+        }
+        guard let quantity = number(t.cell(r, "Quantity"), line: r.line, column: "Quantity"),
+              let price = number(t.cell(r, "TradePrice"), line: r.line, column: "TradePrice") else { return }
+        let side = t.cell(r, "Buy/Sell").uppercased()
+        let buying = side.isEmpty ? quantity > 0 : side.hasPrefix("BUY")
+        let amount = quantity < 0 ? -quantity : quantity
+        guard amount > 0 else { skip("trade (quantity zero)"); return }
+        let commissionText = t.cell(r, "IBCommission")
+        guard let commission = commissionText.isEmpty ? 0 : number(commissionText, line: r.line, column: "IBCommission"),
+              let taxes = t.cell(r, "Taxes").isEmpty ? 0 : number(t.cell(r, "Taxes"), line: r.line, column: "Taxes") else { return }
+        let commissionCurrency = t.cell(r, "IBCommissionCurrency").uppercased()
+        let fileID = t.cell(r, "TransactionID").isEmpty ? t.cell(r, "TradeID") : t.cell(r, "TransactionID")
+        let rowID = fileID.isEmpty ? nil : id("trade:" + fileID)
+        let symbol = t.cell(r, "Symbol").uppercased()
+        guard CurrencyCode.isSupported(currency) else { skip("trade (in \(currency.isEmpty ? "no currency" : currency))"); return }
+
+        // A currency trade: `EUR.USD` sells or buys EUR for USD (the row's currency).
+        let pair = symbol.split(separator: ".").map(String.init)
+        if category == "CASH" || (category.isEmpty && pair.count == 2 && pair.allSatisfy { CurrencyCode.isSupported($0) }) {
+            guard pair.count == 2, pair[1] == currency, CurrencyCode.isSupported(pair[0]) else { skip("currency trade (its pair not named)"); return }
+            let proceedsText = t.cell(r, "Proceeds").isEmpty ? t.cell(r, "TradeMoney") : t.cell(r, "Proceeds")
+            var money = amount * price
+            if !proceedsText.isEmpty { guard let p = number(proceedsText, line: r.line, column: "Proceeds") else { return }; money = p < 0 ? -p : p }
+            let notes = "IBKR \(symbol)" + (fileID.isEmpty ? "" : " \(fileID)")
+            let legID = rowID ?? id("fx:\(r.line):\(dateText)")
+            if buying {
+                cashExchange(line: r.line, from: (money, currency), to: (amount, pair[0]), date: date, notes: notes, id: legID)
+            } else {
+                cashExchange(line: r.line, from: (amount, pair[0]), to: (money, currency), date: date, notes: notes, id: legID)
+            }
+            if commission != 0 {
+                cash(line: r.line, type: "expense", amount: -commission, currency: commissionCurrency.isEmpty ? currency : commissionCurrency,
+                     date: date, notes: notes + " commission", id: rowID.map { id($0 + ":commission") })
+            }
+            return
+        }
+        let type: AssetType
+        switch category {
+        case "STK", "": type = t.cell(r, "SubCategory").uppercased() == "ETF" ? .etf : .stock
+        case "FUND": type = .mutualFund
+        case "BOND": type = .bond
+        default: skip("\(category.lowercased()) trade (not a stock, ETF, fund or bond)"); return
+        }
+        let code = Self.ibkrCode(r, t)
+        guard !code.isEmpty else { skip("trade (no symbol or ISIN)"); return }
+        let exchange = t.cell(r, "ListingExchange").uppercased()
+        let quote = symbol.isEmpty ? nil : Self.ibkrYahooSuffix[exchange].map { AssetQuoteSource(service: .yahoo, symbol: symbol.replacingOccurrences(of: " ", with: "-") + $0) }
+        guard let assetID = register(code, name: t.cell(r, "Description"), type: type, currency: currency, quote: quote) else {
+            skip("trade (a symbol bitpal cannot keep as a code)"); return
+        }
+        // The commission and the transaction taxes are the fee, in the trade's currency; a commission
+        // charged in another currency is an expense of that currency's cash.
+        var fee = taxes < 0 ? -taxes : taxes
+        if commissionCurrency.isEmpty || commissionCurrency == currency { fee += commission < 0 ? -commission : commission }
+        let moneyText = t.cell(r, "TradeMoney")
+        var total: Decimal?
+        if !moneyText.isEmpty, let m = number(moneyText, line: r.line, column: "TradeMoney") { total = m < 0 ? -m : m }
+        if total == 0 { total = nil }
+        self.money = currency
+        let notes = "IBKR \(code)" + (fileID.isEmpty ? "" : " \(fileID)")
+        let before = rows.count
+        add(line: r.line, type: buying ? "buy" : "sell", coin: assetID, amount: amount, price: price < 0 ? -price : price, fee: fee, total: total,
+            date: date, notes: notes)
+        if let rowID, rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
+        if !commissionCurrency.isEmpty, commissionCurrency != currency, commission != 0 {
+            if CurrencyCode.isSupported(commissionCurrency) {
+                cash(line: r.line, type: "expense", amount: -commission, currency: commissionCurrency, date: date, notes: notes + " commission",
+                     id: rowID.map { id($0 + ":commission") })
+            } else {
+                feesNotCounted[commissionCurrency, default: 0] += 1
+            }
+        }
+    }
+
+    mutating func ibkrCash(_ r: CSVRecord, _ t: StatementTable, dividends: inout [IBKRDividendGroup], index: inout [String: Int]) {
+        let type = t.cell(r, "Type").lowercased()
+        let currency = t.cell(r, "CurrencyPrimary", "Currency").uppercased()
+        let dateText = [t.cell(r, "SettleDate"), t.cell(r, "DateTime", "Date/Time"), t.cell(r, "ReportDate")].first { !$0.isEmpty } ?? ""
+        let utc = TimeZone(identifier: "UTC") ?? .current
+        guard let day = Self.ibkrDate(dateText, zone: utc, dayOnly: true) else {
+            problems.append("line \(r.line): date '\(TextEscaping.shortened(dateText))' is not an IBKR date (yyyyMMdd)")
+            return
+        }
+        guard let amount = number(t.cell(r, "Amount"), line: r.line, column: "Amount") else { return }
+        guard CurrencyCode.isSupported(currency) else { skip("\(type) (in \(currency.isEmpty ? "no currency" : currency))"); return }
+        let fileID = t.cell(r, "TransactionID")
+        let rowID = fileID.isEmpty ? nil : id("cash:" + fileID)
+        let description = t.cell(r, "Description")
+        let code = Self.ibkrCode(r, t)
+        let notes = "IBKR " + (description.isEmpty ? type : description)
+        func join(dividend: Decimal, tax: Decimal) {
+            let key = "\(code)|\(day)|\(currency)"
+            if let i = index[key] {
+                dividends[i].amount += dividend
+                dividends[i].tax += tax
+                if dividend > 0 && dividends[i].firstDividendLine == nil { dividends[i].firstDividendLine = r.line; dividends[i].notes = notes }
+            } else {
+                index[key] = dividends.count
+                let name = description.split(separator: "(").first.map { String($0).trimmedSpaces } ?? code
+                dividends.append(IBKRDividendGroup(code: code, name: name, day: day, currency: currency, amount: dividend, tax: tax,
+                                                   line: r.line, firstDividendLine: dividend > 0 ? r.line : nil, notes: notes,
+                                                   id: rowID ?? id("dividend:\(key)")))
+            }
+        }
+        switch type {
+        case "dividends", "payment in lieu of dividends":
+            guard !code.isEmpty else { skip("dividend (no symbol or ISIN)"); return }
+            join(dividend: amount, tax: 0)
+        case "withholding tax":
+            guard !code.isEmpty else { cash(line: r.line, type: amount < 0 ? "expense" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency, date: day, notes: notes, id: rowID); return }
+            join(dividend: 0, tax: -amount)
+        case "other fees", "commission adjustments", "broker fees", "advisor fees":
+            if !code.isEmpty && description.uppercased().contains("DIVIDEND") { join(dividend: 0, tax: -amount); return }
+            cash(line: r.line, type: amount < 0 ? "expense" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency,
+                 date: day, notes: notes, id: rowID)
+        case "deposits/withdrawals", "deposits & withdrawals", "deposits and withdrawals":
+            cash(line: r.line, type: amount < 0 ? "withdrawal" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency,
+                 date: day, notes: notes, id: rowID)
+        case "broker interest received", "bond interest received", "broker interest paid", "bond interest paid":
+            if amount > 0 {
+                cash(line: r.line, type: "interest", amount: amount, currency: currency, date: day, notes: notes, id: rowID)
+            } else {
+                cash(line: r.line, type: "expense", amount: -amount, currency: currency, date: day, notes: notes, id: rowID)
+            }
+        default:
+            skip(type.isEmpty ? "untyped cash row" : type)
+        }
+    }
+
+    /// The joined dividends, in date order: a group with a dividend is one dividend (the tax net as its
+    /// fee); a group of corrections alone (a reversal, a tax refund) changes the asset's last dividend before it.
+    mutating func ibkrDividends(_ groups: [IBKRDividendGroup]) {
+        var kept: [IBKRDividendGroup] = []
+        for g in groups.enumerated().sorted(by: { ($0.element.day, $0.offset) < ($1.element.day, $1.offset) }).map(\.element) {
+            if g.amount > 0 { kept.append(g); continue }
+            guard let i = kept.lastIndex(where: { $0.code == g.code && $0.currency == g.currency }),
+                  kept[i].amount + g.amount >= 0, kept[i].tax + g.tax >= 0 else {
+                skip(g.amount == 0 ? "dividend tax correction (its dividend is not in the file)" : "dividend reversal (its dividend is not in the file)")
+                continue
+            }
+            kept[i].amount += g.amount
+            kept[i].tax += g.tax
+        }
+        for g in kept {
+            if g.amount == 0 { skip("dividend (reversed whole)"); continue }
+            guard let asset = register(g.code, name: g.name, type: .stock, currency: g.currency) else { skip("dividend (a symbol bitpal cannot keep as a code)"); continue }
+            if g.tax < 0 {
+                problems.append("line \(g.line): the dividend of \(asset) on \(g.day) has more tax refunded (\(DecimalFormatting.exact(-g.tax))) than withheld")
+                continue
+            }
+            dividend(line: g.firstDividendLine ?? g.line, asset: asset, amount: g.amount, tax: g.tax, currency: g.currency, date: g.day, notes: g.notes, id: g.id)
+        }
+    }
+}
+
+/// The cash rows of one dividend: its payments and reversals, withholding tax and fees, by asset, day and currency.
+struct IBKRDividendGroup {
+    var code: String
+    var name: String
+    var day: String
+    var currency: String
+    var amount: Decimal
+    var tax: Decimal
+    var line: Int
+    var firstDividendLine: Int?
+    var notes: String
+    var id: String
+}
