@@ -138,7 +138,14 @@ struct ImportCommand: Command {
         let document: ImportDocument, preset: PresetRows?
         switch parsed {
         case let .success(read): (document, preset) = read
-        case let .failure(failure): return report(failure, context: context)
+        case let .failure(failure):
+            // A file of another format than the one named is named by what it looks like.
+            if let named = self.format, failure.count == failure.problems.count,
+               let looks = StatementImport.recognise(bytes).map({ ImportFormat.statement($0) }) ?? ExchangeImport.recognise(bytes).map({ .exchange($0) }),
+               looks != named {
+                return report(ImportFailure(problems: failure.problems + ["this looks like \(looks.title) (--format \(looks.rawValue))"]), context: context)
+            }
+            return report(failure, context: context)
         }
         // Resolve assets before taking the lock: this may fetch the coin list once. A registered
         // code (the store's) comes first, then a coin id or symbol. A whole-book export names every
