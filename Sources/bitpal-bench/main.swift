@@ -21,7 +21,8 @@ struct Options {
     /// import of `priceLines` lines, then the reports with that cache; only when named), `quotes`
     /// (registered assets priced by Yahoo and coins, against a local stand-in: `price refresh`,
     /// `price fetch-history` of 10 years, and reports with 10 years of 100 assets' quotes in the
-    /// cache; at 10k only), or several.
+    /// cache; at 10k only), `statements` (imports of broker and exchange statements of fixed sizes: a
+    /// 10k-row IBKR Flex Query; not run unless named), or several.
     var workloads = ["coins", "mixed", "history", "lots"]
     /// `--price-lines N`: the size of the `prices` workload (not run unless named: its import of 2M
     /// lines takes seconds a run), a price file of N lines of 50 coins' daily prices.
@@ -43,7 +44,7 @@ struct Options {
                 generate = (n, args[i + 2]); i += 2
                 if i + 1 < args.count { workloads = [args[i + 1]]; i += 1 }
             default:
-                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--workload coins,mixed,history,lots,prices] [--price-lines 2000000] [--binary PATH]\n".utf8))
+                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--workload coins,mixed,history,lots,prices,quotes,statements] [--price-lines 2000000] [--binary PATH]\n".utf8))
                 exit(2)
             }
             i += 1
@@ -377,6 +378,38 @@ func timeProcess(_ binary: String, _ args: [String], env: [String: String], stdi
     return (ms, Int(usage.ru_maxrss), (status >> 8) & 0xFF)
 }
 
+/// Statement files for the `statements` workload, each a coherent history (cash never below zero):
+/// an IBKR Flex Query of `n` rows — a deposit, then buys and sells of 50 stocks, dividends with their
+/// withholding tax, interest and fees.
+func ibkrStatement(rows n: Int) -> String {
+    var g = SplitMix64(seed: 0x1B_0005)
+    var trades = #""CurrencyPrimary","AssetClass","SubCategory","Symbol","Description","ISIN","ListingExchange","TransactionID","DateTime","Quantity","TradePrice","TradeMoney","Taxes","IBCommission","IBCommissionCurrency","Buy/Sell","LevelOfDetail""# + "\n"
+    var cash = #""CurrencyPrimary","AssetClass","Symbol","Description","ISIN","SettleDate","Amount","Type","TransactionID""# + "\n"
+    cash += #""USD","","","DEPOSIT","","20150102","100000000","Deposits/Withdrawals","1""# + "\n"
+    var held = [Int](repeating: 0, count: 50)
+    for i in 1..<n {
+        let day = ISODate.dayText(16_450 + Int64(i / 4)).replacingOccurrences(of: "-", with: "")  // from 2015-01-15, four rows a day
+        let k = Int(g.below(50))
+        let symbol = "S\(k)", isin = "US0000000\(100 + k)"
+        switch g.below(10) {
+        case 0 where held[k] > 0:
+            let q = Int(g.below(UInt64(held[k]))) + 1
+            held[k] -= q
+            trades += "\"USD\",\"STK\",\"COMMON\",\"\(symbol)\",\"STOCK \(k)\",\"\(isin)\",\"NYSE\",\"\(10 + i)\",\"\(day);153000\",\"-\(q)\",\"\(100 + k).25\",\"\(-(Double(q) * (100.25 + Double(k))))\",\"0\",\"-1\",\"USD\",\"SELL\",\"EXECUTION\"\n"
+        case 1 where held[k] > 0:
+            cash += "\"USD\",\"STK\",\"\(symbol)\",\"\(symbol)(\(isin)) CASH DIVIDEND USD 0.50 PER SHARE (Ordinary Dividend)\",\"\(isin)\",\"\(day)\",\"\(held[k]).50\",\"Dividends\",\"\(10 + i)\"\n"
+            cash += "\"USD\",\"STK\",\"\(symbol)\",\"\(symbol)(\(isin)) CASH DIVIDEND USD 0.50 PER SHARE - US TAX\",\"\(isin)\",\"\(day)\",\"-0.15\",\"Withholding Tax\",\"\(n + 10 + i)\"\n"
+        case 2:
+            cash += "\"USD\",\"\",\"\",\"USD CREDIT INT\",\"\",\"\(day)\",\"1.25\",\"Broker Interest Received\",\"\(10 + i)\"\n"
+        default:
+            let q = Int(g.below(20)) + 1
+            held[k] += q
+            trades += "\"USD\",\"STK\",\"COMMON\",\"\(symbol)\",\"STOCK \(k)\",\"\(isin)\",\"NYSE\",\"\(10 + i)\",\"\(day);153000\",\"\(q)\",\"\(100 + k).25\",\"\(Double(q) * (100.25 + Double(k)))\",\"0\",\"-1\",\"USD\",\"BUY\",\"EXECUTION\"\n"
+        }
+    }
+    return trades + cash
+}
+
 func copyFile(_ from: String, _ to: String) {
     unlink(to)
     _ = try? FileManager.default.copyItem(atPath: from, toPath: to)
@@ -422,6 +455,14 @@ if let (n, dir) = options.generate {
             if method == .fifo { _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: data) }
         }
         print("wrote \(n) transactions of one coin to \(dir)/portfolio-fifo.json and \(dir)/portfolio-hifo.json")
+        exit(0)
+    }
+    if options.workloads == ["statements"] {
+        // Each statement beside a store whose portfolio tracks cash.
+        _ = FileManager.default.createFile(atPath: dir + "/ibkr.csv", contents: Data(ibkrStatement(rows: 10_000).utf8))
+        let book = Book(transactions: [], manualPrices: [], portfolios: [Portfolio(name: Portfolio.mainName, trackCash: true)])
+        _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(book)))
+        print("wrote statements to \(dir)")
         exit(0)
     }
     if options.workloads == ["quotes"] {
@@ -506,6 +547,10 @@ func target(_ workload: String, _ n: Int, _ command: String) -> Double? {
         }
     }
     if workload == "lots" { return nil }  // HIFO's: within 1.5× of FIFO's, measured just before
+    if workload == "statements" {
+        // issue 25: a 10k-row IBKR or DEGIRO file ≤ 0.3 s, a 100k-row Kraken ledger or Binance statement ≤ 1.5 s.
+        return command.contains("(10k rows)") ? 300 : command.contains("(100k rows)") ? 1500 : nil
+    }
     if workload == "quotes" {
         switch command {
         case "price refresh (50 assets, 20 coins)": return 1500
@@ -565,7 +610,7 @@ print("|---|---|---|---:|---:|---:|---:|:-:|")
 for workload in options.workloads {
 for n in workload == "prices" ? [options.priceLines] : options.sizes {
     // Value over time is measured on the 10k coin book only (5 years of daily prices beside it).
-    if (workload == "history" || workload == "quotes") && n != 10_000 { continue }
+    if (workload == "history" || workload == "quotes" || workload == "statements") && n != 10_000 { continue }
     let dir = "\(root)/\(workload)-n\(n)"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     // Generate in a child process: a spawned child's peak RSS includes its parent's (the kernel
@@ -639,6 +684,12 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
             ("holdings (hifo)", ["holdings", "--json", "--offline"], false, nil, "portfolio-hifo.json"),
             ("add (fifo)", ["add", "buy", "bitcoin", "0.5", "42000"], true, nil, "portfolio-fifo.json"),
             ("add (hifo)", ["add", "buy", "bitcoin", "0.5", "42000"], true, nil, "portfolio-hifo.json"),
+        ]
+    }
+    if workload == "statements" {
+        // Each import into the empty cash-tracking store, every run.
+        commands = [
+            ("import --format ibkr (10k rows)", ["import", "\(dir)/ibkr.csv", "--format", "ibkr"], true, nil, nil),
         ]
     }
     /// Commands that start from an empty price cache on every run.

@@ -38,20 +38,20 @@ extension ExchangeImport.Mapper {
         for r in records {
             let first = r.fields.first?.trimmedSpaces.uppercased() ?? ""
             if ["BOF", "BOA", "BOS", "EOS", "EOA", "EOF", "MSG"].contains(first) { continue }
-            let columns = StatementTable.columns(r.fields)
-            if columns["currencyprimary"] != nil || columns["currency"] != nil && (columns["buy/sell"] != nil || columns["type"] != nil) {
-                table = StatementTable(records: [], columns: columns, headerLine: r.line)
-                sawHeader = true
+            // A header names the currency column; data rows are not lower-cased to find out.
+            guard r.fields.contains(where: { f in f.utf8.count >= 15 && f.utf8.count <= 20 && f.lowercased().hasSuffix("currencyprimary") }) else {
+                guard let t = table else { continue }
+                if t.has("TradePrice") || t.has("Buy/Sell") {
+                    ibkrTrade(r, t, zone: newYork)
+                } else if t.has("Type"), t.has("Amount") {
+                    ibkrCash(r, t, dividends: &dividends, index: &groupIndex)
+                } else {
+                    skip("row of another Flex section")
+                }
                 continue
             }
-            guard let t = table else { continue }
-            if t.has("TradePrice") || t.has("Buy/Sell") {
-                ibkrTrade(r, t, zone: newYork)
-            } else if t.has("Type"), t.has("Amount") {
-                ibkrCash(r, t, dividends: &dividends, index: &groupIndex)
-            } else {
-                skip("row of another Flex section")
-            }
+            table = StatementTable(records: [], columns: StatementTable.columns(r.fields), headerLine: r.line)
+            sawHeader = true
         }
         guard sawHeader else {
             throw ImportFailure(problems: ["no Flex Query header found (expected CurrencyPrimary with Buy/Sell, TradePrice … or Type, Amount …)"])
@@ -61,18 +61,19 @@ extension ExchangeImport.Mapper {
 
     /// The asset code a row names: its symbol, else its ISIN.
     static func ibkrCode(_ r: CSVRecord, _ t: StatementTable) -> String {
-        let symbol = t.cell(r, "Symbol").uppercased().replacingOccurrences(of: " ", with: ".")
+        var symbol = t.cell(r, "Symbol").uppercased()
+        if symbol.contains(" ") { symbol = symbol.replacingOccurrences(of: " ", with: ".") }
         return symbol.isEmpty ? t.cell(r, "ISIN", "SecurityID").uppercased() : symbol
     }
 
     /// `20230403;095853`, `20230403`, `2017-09-15`, `2021-11-23, 12:46:38` as a date (the day only with `dayOnly`).
     static func ibkrDate(_ text: String, zone: TimeZone, dayOnly: Bool) -> String? {
-        for pattern in ["yyyyMMdd;HHmmss", "yyyyMMdd;HH:mm:ss", "yyyyMMdd HHmmss", "yyyyMMdd", "yyyy-MM-dd;HH:mm:ss", "yyyy-MM-dd, HH:mm:ss",
-                        "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd"] {
-            if let format = DateFormat(pattern), let date = format.recordText(text, in: zone, dayOnly: dayOnly) { return date }
-        }
+        for format in ibkrDateFormats { if let date = format.recordText(text, in: zone, dayOnly: dayOnly) { return date } }
         return nil
     }
+
+    static let ibkrDateFormats = ["yyyyMMdd;HHmmss", "yyyyMMdd;HH:mm:ss", "yyyyMMdd HHmmss", "yyyyMMdd", "yyyy-MM-dd;HH:mm:ss",
+                                  "yyyy-MM-dd, HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd"].compactMap(DateFormat.init)
 
     mutating func ibkrTrade(_ r: CSVRecord, _ t: StatementTable, zone: TimeZone) {
         let level = t.cell(r, "LevelOfDetail").uppercased()
