@@ -79,4 +79,36 @@ final class ImportMappingTests: XCTestCase {
         XCTAssertNil(t.day)
         XCTAssertEqual(t.priceValue?.text, "42000")
     }
+
+    func testRowsOfOneEventAreGroupedByTheirOrderID() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock"])
+        let mapping = s.write("grouped.json", #"""
+        {"delimiter": ";", "decimalMark": ",", "date": {"column": "Datum", "format": "dd.MM.yyyy"},
+         "kind": {"column": "Vorgang", "values": {"Kauf": "buy", "Gebühr": "expense", "Dividende": "dividend", "Quellensteuer": "expense"}},
+         "asset": {"column": "Titel"}, "amount": {"column": "Menge"}, "price": {"column": "Kurs"}, "currency": {"column": "Währung"},
+         "group": {"column": "Auftrag"}}
+        """#)
+        // Two fills and a fee row of one order; a dividend and its tax row; a row of no order stays alone.
+        let file = s.write("orders.csv", """
+        Auftrag;Datum;Vorgang;Titel;Menge;Kurs;Währung
+        O-1;02.01.2024;Kauf;AAPL;5;100;USD
+        O-1;02.01.2024;Gebühr;;-2,00;;USD
+        O-1;02.01.2024;Kauf;AAPL;5;101,50;USD
+        D-1;15.02.2024;Dividende;AAPL;2,40;;USD
+        D-1;15.02.2024;Quellensteuer;;-0,36;;USD
+        ;01.03.2024;Kauf;AAPL;1;110;USD
+
+        """)
+        XCTAssertTrue(s.ok(["import", file, "--map", mapping]).out.contains("Imported 3 transactions"))
+        let txs = try s.loadPortfolio().transactions
+        XCTAssertEqual(txs.map(\.type), [.buy, .dividend, .buy])
+        // 5 × 100 + 5 × 101.50 = 1007.50 for 10 units, the fee row its fee; the tax row the dividend's tax.
+        XCTAssertEqual(txs.map(\.amountValue.text), ["10", "2.4", "1"])
+        XCTAssertEqual(txs.first?.totalValue?.text, "1007.5")
+        XCTAssertEqual(txs.first?.priceValue?.text, "100.75")
+        XCTAssertEqual(txs.map { $0.feeValue?.text }, ["2", "0.36", "0"])
+        // The order id makes the event's id: a second import adds nothing.
+        XCTAssertTrue(s.ok(["import", file, "--map", mapping]).out.hasPrefix("Imported 0 transactions"))
+    }
 }

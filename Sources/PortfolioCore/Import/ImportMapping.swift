@@ -22,6 +22,8 @@ public struct ImportMapping: Sendable, Equatable {
     public var timeZone: TimeZone?
     /// The file's words for the kinds (`Kauf` → buy), matched in any case; `nil`: the kinds' own names.
     public var kinds: [String: TransactionType]?
+    /// The column whose value is shared by the rows of one event (an order id): see `grouped`.
+    public var groupColumn: String?
 
     /// The keys a mapping may name for a column, and the field each fills.
     static let fieldKeys: [(key: String, field: TransactionField)] = [
@@ -47,10 +49,9 @@ public struct ImportMapping: Sendable, Equatable {
             return name
         }
         for (key, field) in fieldKeys { if let name = column(key) { m.columns[field] = name } }
-        for key in object.keys.sorted() where !fieldKeys.contains(where: { $0.key == key }) && !["delimiter", "decimalMark"].contains(key) {
-            problems.append(key == "group"
-                ? "'group' (rows of one event) is not read yet: give each event one row"
-                : "unknown key '\(TextEscaping.shortened(key))' (delimiter, decimalMark, " + fieldKeys.map(\.key).joined(separator: ", ") + ")")
+        m.groupColumn = column("group")
+        for key in object.keys.sorted() where !fieldKeys.contains(where: { $0.key == key }) && !["delimiter", "decimalMark", "group"].contains(key) {
+            problems.append("unknown key '\(TextEscaping.shortened(key))' (delimiter, decimalMark, " + fieldKeys.map(\.key).joined(separator: ", ") + ", group)")
         }
         if let text = object["delimiter"] {
             let d = (text as? String).flatMap { $0 == "\\t" ? "\t" : $0 }
@@ -99,8 +100,9 @@ public struct ImportMapping: Sendable, Equatable {
     /// The file's rows as bitpal's import rows. A column the mapping names that the header lacks is
     /// refused naming it; a row whose kind, number or date cannot be read is named with its line.
     public func rows(_ bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
-        var index: [TransactionField: Int] = [:]
+        var index: [String: Int] = [:]
         var rows: [ImportRow] = []
+        var groups: [String] = []
         var problems: [String] = []
         var header = true
         let format = dateFormat.flatMap(DateFormat.init)
@@ -109,7 +111,7 @@ public struct ImportMapping: Sendable, Equatable {
                 if header {
                     header = false
                     let names = fields.map(\.trimmedSpaces)
-                    for (field, column) in columns {
+                    for (field, column) in columns.map({ ($0.key.name, $0.value) }) + (groupColumn.map { [("group", $0)] } ?? []) {
                         if let i = names.firstIndex(of: column) { index[field] = i } else {
                             problems.append("line \(line): no column '\(TextEscaping.shortened(column))' (the header has "
                                 + names.map { "'\(TextEscaping.shortened($0))'" }.joined(separator: ", ") + ")")
@@ -117,8 +119,9 @@ public struct ImportMapping: Sendable, Equatable {
                     }
                     return problems.isEmpty
                 }
-                func text(_ field: TransactionField) -> String? {
-                    guard let i = index[field], i < fields.count else { return nil }
+                func text(_ field: TransactionField) -> String? { cell(field.name) }
+                func cell(_ name: String) -> String? {
+                    guard let i = index[name], i < fields.count else { return nil }
                     let t = fields[i].trimmedSpaces
                     return t.isEmpty ? nil : t
                 }
@@ -154,6 +157,7 @@ public struct ImportMapping: Sendable, Equatable {
                     return problems.count < 1000
                 }
                 rows.append(ImportRow(location: "line \(line)", fields: row, order: line))
+                groups.append(cell("group") ?? "")
                 return true
             }
         } catch {
@@ -161,7 +165,66 @@ public struct ImportMapping: Sendable, Equatable {
         }
         if header { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
         if !problems.isEmpty { throw ImportFailure(problems: problems) }
-        return rows
+        return groupColumn == nil ? rows : try Self.grouped(rows, by: groups)
+    }
+
+    /// Rows sharing a group value (an order id) are one event: the trades of one kind and asset are one
+    /// (amounts, totals and fees added; the price is then total ÷ amount), a row of kind `expense`
+    /// becomes the fee of the group's trade or the tax of its dividend or interest, and the group's
+    /// value makes its id when no row has one. Rows without a group value stay as they are.
+    static func grouped(_ rows: [ImportRow], by groups: [String]) throws(ImportFailure) -> [ImportRow] {
+        var order: [String] = []
+        var members: [String: [ImportRow]] = [:]
+        var out: [ImportRow] = []
+        for (row, group) in zip(rows, groups) {
+            if group.isEmpty { out.append(row); continue }
+            if members[group] == nil { order.append(group) }
+            members[group, default: []].append(row)
+        }
+        var problems: [String] = []
+        func number(_ row: ImportRow, _ field: TransactionField) -> Decimal? { row.fields[field].flatMap { ExchangeNumber.parse($0) } }
+        for group in order {
+            let rows = members[group] ?? []
+            let expenses = rows.filter { $0.fields[.type] == TransactionType.expense.rawValue }
+            var merged: [ImportRow] = []
+            for row in rows where row.fields[.type] != TransactionType.expense.rawValue {
+                let type = row.fields[.type] ?? ""
+                if let i = merged.firstIndex(where: { $0.fields[.type] == type && $0.fields[.assetId] == row.fields[.assetId] && ["buy", "sell", "dividend", "interest"].contains(type) }) {
+                    var into = merged[i]
+                    let trade = type == "buy" || type == "sell"
+                    func total(_ r: ImportRow) -> Decimal? { number(r, .total) ?? (number(r, .amount).flatMap { a in number(r, .price).map { a * $0 } }) }
+                    if trade {
+                        guard let t1 = total(into), let t2 = total(row) else {
+                            problems.append("\(row.location): a fill of group '\(TextEscaping.shortened(group))' has no price or total to add up")
+                            continue
+                        }
+                        into.fields[.total] = ExchangeNumber.literal(t1 + t2)
+                        into.fields[.price] = nil
+                    }
+                    into.fields[.amount] = ExchangeNumber.literal((number(into, .amount) ?? 0) + (number(row, .amount) ?? 0))
+                    let fee = (number(into, .fee) ?? 0) + (number(row, .fee) ?? 0)
+                    if fee != 0 { into.fields[.fee] = ExchangeNumber.literal(fee) }
+                    merged[i] = into
+                } else {
+                    merged.append(row)
+                }
+            }
+            if !expenses.isEmpty {
+                if let i = merged.firstIndex(where: { ["buy", "sell", "dividend", "interest"].contains($0.fields[.type] ?? "") }) {
+                    let extra = expenses.reduce(Decimal(0)) { $0 + (number($1, .amount) ?? 0) }
+                    merged[i].fields[.fee] = ExchangeNumber.literal((number(merged[i], .fee) ?? 0) + extra)
+                } else {
+                    merged += expenses
+                }
+            }
+            for (k, var row) in merged.enumerated() where row.fields[.id] == nil {
+                row.fields[.id] = stableID("group:" + group + (k == 0 ? "" : ":\(k)"))
+                merged[k] = row
+            }
+            out += merged
+        }
+        if !problems.isEmpty { throw ImportFailure(problems: problems) }
+        return out.sorted { $0.order < $1.order }
     }
 
     struct LineProblem: Error { var message: String; init(_ m: String) { message = m } }
