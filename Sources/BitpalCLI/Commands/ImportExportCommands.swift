@@ -121,7 +121,10 @@ struct ImportCommand: Command {
         let portfolio = target.name
         let fileName = (source as NSString).lastPathComponent
         let parsed = Result { () throws(ImportFailure) -> (ImportDocument, PresetRows?) in
-            if let mapping { return (ImportDocument(rows: try mapping.rows(bytes)), nil) }
+            if let mapping {
+                let mapped = try mapping.rows(bytes, tracksCash: target.trackCash)
+                return (ImportDocument(rows: mapped.rows, assets: mapped.assets.filter { book.asset(id: $0.id) == nil }), mapped)
+            }
             switch format {
             case .csv: return (ImportDocument(rows: try TransactionImport.rows(csv: bytes)), nil)
             case .json: return (try TransactionImport.document(json: bytes), nil)
@@ -194,7 +197,7 @@ struct ImportCommand: Command {
             return .success
         }
         if let preset {
-            context.out("From \(format.title): \(preset.summary).\n")
+            context.out("From \(mapping == nil ? format.title : "the mapped file"): \(preset.summary).\n")
         }
         var created: [String] = []
         if !outcome.createdPortfolios.isEmpty {

@@ -24,6 +24,18 @@ public struct ImportMapping: Sendable, Equatable {
     public var kinds: [String: TransactionType]?
     /// The column whose value is shared by the rows of one event (an order id): see `grouped`.
     public var groupColumn: String?
+    /// Values every row takes (`"currency": {"value": "USD"}`), for fields the file has no column for.
+    public var constants: [TransactionField: String] = [:]
+    /// The column of the money of kinds whose amount is money (a dividend, a deposit), when the file
+    /// keeps it apart from the units of trades.
+    public var moneyColumn: String?
+    /// `kind.match`: the file's word begins with the mapping's (`YOU BOUGHT …`), not equals it.
+    public var kindPrefix = false
+    /// `kind.otherwise: "skip"`: a row of another word is skipped and counted, not refused.
+    public var skipOtherKinds = false
+    /// `register`: every asset the file names is a registered code, registered as this type in the
+    /// row's currency when the book lacks it (no coin is looked up).
+    public var register: AssetType?
 
     /// The keys a mapping may name for a column, and the field each fills.
     static let fieldKeys: [(key: String, field: TransactionField)] = [
@@ -40,18 +52,33 @@ public struct ImportMapping: Sendable, Equatable {
         }
         var m = ImportMapping()
         var problems: [String] = []
-        func column(_ key: String) -> String? {
+        func column(_ key: String, constant: ((String) -> Void)? = nil) -> String? {
             guard let value = object[key] else { return nil }
+            if let constant, let spec = value as? [String: Any], spec.count == 1, let fixed = spec["value"] as? String {
+                constant(fixed)
+                return nil
+            }
             guard let spec = value as? [String: Any], let name = spec["column"] as? String, !name.isEmpty else {
-                problems.append("'\(key)' must be {\"column\": \"NAME\"}")
+                problems.append("'\(key)' must be {\"column\": \"NAME\"}" + (constant == nil ? "" : " or {\"value\": \"TEXT\"}"))
                 return nil
             }
             return name
         }
-        for (key, field) in fieldKeys { if let name = column(key) { m.columns[field] = name } }
+        for (key, field) in fieldKeys {
+            if let name = column(key, constant: field == .type || field == .date ? nil : { m.constants[field] = $0 }) { m.columns[field] = name }
+        }
         m.groupColumn = column("group")
-        for key in object.keys.sorted() where !fieldKeys.contains(where: { $0.key == key }) && !["delimiter", "decimalMark", "group"].contains(key) {
-            problems.append("unknown key '\(TextEscaping.shortened(key))' (delimiter, decimalMark, " + fieldKeys.map(\.key).joined(separator: ", ") + ", group)")
+        m.moneyColumn = column("money")
+        let extraKeys = ["delimiter", "decimalMark", "group", "money", "register"]
+        for key in object.keys.sorted() where !fieldKeys.contains(where: { $0.key == key }) && !extraKeys.contains(key) {
+            problems.append("unknown key '\(TextEscaping.shortened(key))' (" + (extraKeys.prefix(2) + fieldKeys.map(\.key) + extraKeys.dropFirst(2)).joined(separator: ", ") + ")")
+        }
+        if let register = object["register"] {
+            if let spec = register as? [String: Any], let name = spec["type"] as? String, let type = AssetType(rawValue: name), type != .crypto {
+                m.register = type
+            } else {
+                problems.append("'register' must be {\"type\": \"stock\"} (or etf, bond, mutual-fund, commodity, real-estate, cash, other)")
+            }
         }
         if let text = object["delimiter"] {
             let d = (text as? String).flatMap { $0 == "\\t" ? "\t" : $0 }
@@ -71,6 +98,18 @@ public struct ImportMapping: Sendable, Equatable {
             }
             if let format = m.dateFormat, DateFormat(format) == nil {
                 problems.append("date format '\(TextEscaping.shortened(format))' needs yyyy (or yy), MM and dd; HH, mm and ss may follow")
+            }
+        }
+        if let kind = object["kind"] as? [String: Any] {
+            switch kind["match"] as? String {
+            case nil, "exact"?: break
+            case "prefix"?: m.kindPrefix = true
+            default: problems.append("'kind.match' is \"exact\" or \"prefix\"")
+            }
+            switch kind["otherwise"] as? String {
+            case nil, "refuse"?: break
+            case "skip"?: m.skipOtherKinds = true
+            default: problems.append("'kind.otherwise' is \"refuse\" or \"skip\"")
             }
         }
         if let kind = object["kind"] as? [String: Any], let values = kind["values"] {
@@ -97,29 +136,41 @@ public struct ImportMapping: Sendable, Equatable {
         return try done()
     }
 
-    /// The file's rows as bitpal's import rows. A column the mapping names that the header lacks is
-    /// refused naming it; a row whose kind, number or date cannot be read is named with its line.
-    public func rows(_ bytes: [UInt8]) throws(ImportFailure) -> [ImportRow] {
+    /// The file's rows as bitpal's import rows, with what each kind became and what was skipped. The
+    /// header is the first of the first 30 records that has every column the mapping names (lines
+    /// before it, a title or a disclaimer, are left out); a column it lacks is refused naming it. A
+    /// row whose kind, number or date cannot be read is named with its line. Without `tracksCash`,
+    /// rows of money alone (a deposit, a fee) are skipped and counted.
+    public func rows(_ bytes: [UInt8], tracksCash: Bool = true) throws(ImportFailure) -> PresetRows {
         var index: [String: Int] = [:]
         var rows: [ImportRow] = []
         var groups: [String] = []
         var problems: [String] = []
-        var header = true
+        var header: [String]?
+        var first: (line: Int, names: [String])?
+        var seen = 0
+        var skipped: [String: Int] = [:]
+        var made: [String: Int] = [:]
+        var assets: [String: Asset] = [:]
         let format = dateFormat.flatMap(DateFormat.init)
+        let named = Self.fieldKeys.compactMap { key in columns[key.field].map { (key.field.name, $0) } }
+            + [("group", groupColumn), ("money", moneyColumn)].compactMap { k, v in v.map { (k, $0) } }
+        // Longest words first, so that `YOU BOUGHT` is not taken for `YOU`.
+        let prefixes = (kinds ?? [:]).sorted { $0.key.count > $1.key.count }
         do {
             try CSV.forEachRecord(bytes, delimiter: delimiter) { fields, line in
-                if header {
-                    header = false
-                    let names = fields.map(\.trimmedSpaces)
-                    for (field, column) in columns.map({ ($0.key.name, $0.value) }) + (groupColumn.map { [("group", $0)] } ?? []) {
-                        if let i = names.firstIndex(of: column) { index[field] = i } else {
-                            problems.append("line \(line): no column '\(TextEscaping.shortened(column))' (the header has "
-                                + names.map { "'\(TextEscaping.shortened($0))'" }.joined(separator: ", ") + ")")
-                        }
+                if header == nil {
+                    seen += 1
+                    let names = fields.map { $0.replacingOccurrences(of: "\u{FEFF}", with: "").trimmedSpaces }
+                    if first == nil { first = (line, names) }
+                    if named.allSatisfy({ names.contains($0.1) }) {
+                        header = names
+                        for (key, column) in named { index[key] = names.firstIndex(of: column) }
+                        return true
                     }
-                    return problems.isEmpty
+                    return seen < 30
                 }
-                func text(_ field: TransactionField) -> String? { cell(field.name) }
+                func text(_ field: TransactionField) -> String? { cell(field.name) ?? constants[field] }
                 func cell(_ name: String) -> String? {
                     guard let i = index[name], i < fields.count else { return nil }
                     let t = fields[i].trimmedSpaces
@@ -128,17 +179,23 @@ public struct ImportMapping: Sendable, Equatable {
                 var row = ImportFields()
                 do throws(LineProblem) {
                     let kindText = text(.type) ?? ""
-                    let type: TransactionType
+                    let word = kindText.lowercased()
+                    var found: TransactionType?
                     if let kinds {
-                        guard let t = kinds[kindText.lowercased()] else { throw LineProblem("kind '\(TextEscaping.shortened(kindText))' is not among the mapping's values") }
-                        type = t
+                        found = kinds[word] ?? (kindPrefix ? prefixes.first { word.hasPrefix($0.key) }?.value : nil)
                     } else {
-                        guard let t = TransactionType(rawValue: kindText.lowercased()) else { throw LineProblem("kind '\(TextEscaping.shortened(kindText))' is not a kind") }
-                        type = t
+                        found = TransactionType(rawValue: word)
                     }
+                    guard let type = found else {
+                        if skipOtherKinds { skipped[kindText.isEmpty ? "row without a kind" : TextEscaping.shortened(kindText), default: 0] += 1; return true }
+                        throw LineProblem(kinds == nil ? "kind '\(TextEscaping.shortened(kindText))' is not a kind"
+                            : "kind '\(TextEscaping.shortened(kindText))' is not among the mapping's values")
+                    }
+                    let rule = KindRule.of(type)
                     row[.type] = type.rawValue
                     for field in [TransactionField.amount, .price, .total, .fee] {
-                        guard let raw = text(field) else { continue }
+                        let raw = field == .amount && rule.amountIsMoney ? (cell("money") ?? text(field)) : text(field)
+                        guard let raw else { continue }
                         guard var number = normalized(raw) else { throw LineProblem("\(field.name) '\(TextEscaping.shortened(raw))' is not a number") }
                         // Files write a sale's or an outflow's amount negative; bitpal's are magnitudes (but an adjustment's).
                         if number.hasPrefix("-") && !(field == .amount && type == .adjustment) { number.removeFirst() }
@@ -146,12 +203,20 @@ public struct ImportMapping: Sendable, Equatable {
                     }
                     guard let dateText = text(.date) else { throw LineProblem("no date") }
                     row[.date] = try date(dateText, format: format)
-                    row[.assetId] = text(.assetId)
+                    row[.assetId] = rule.asset == .none ? nil : text(.assetId)
                     row[.currency] = text(.currency)
                     row[.notes] = text(.notes)
                     row[.portfolio] = text(.portfolio)
                     // The file's own id keeps a re-import from adding a row twice.
                     row[.id] = text(.id).map(Self.stableID)
+                    if let register, let asset = row[.assetId] {
+                        guard let code = Asset.code(asset) else { throw LineProblem("asset '\(TextEscaping.shortened(asset))' is not a code bitpal keeps (1–24 of A–Z 0–9 . _ - :)") }
+                        row[.assetId] = code
+                        if assets[code] == nil {
+                            let currency = row[.currency].flatMap { CurrencyCode.parse($0)?.code } ?? "USD"
+                            assets[code] = Asset(id: code, name: code, type: register, currency: currency, createdDate: Date())
+                        }
+                    }
                 } catch {
                     problems.append("line \(line): \(error.message)")
                     return problems.count < 1000
@@ -163,9 +228,29 @@ public struct ImportMapping: Sendable, Equatable {
         } catch {
             throw ImportFailure(problems: [error.description])
         }
-        if header { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
+        if header == nil {
+            // The header is taken to be the first record: what it lacks is named.
+            guard let (line, names) = first else { throw ImportFailure(problems: ["the file is empty (expected a header row)"]) }
+            let missing = named.filter { !names.contains($0.1) }.map(\.1)
+            throw ImportFailure(problems: ["line \(line): no column " + missing.map { "'\(TextEscaping.shortened($0))'" }.joined(separator: ", ")
+                + " (the header has " + names.map { "'\(TextEscaping.shortened($0))'" }.joined(separator: ", ") + ")"])
+        }
         if !problems.isEmpty { throw ImportFailure(problems: problems) }
-        return groupColumn == nil ? rows : try Self.grouped(rows, by: groups)
+        var kept: [ImportRow] = []
+        for row in groupColumn == nil ? rows : try Self.grouped(rows, by: groups) {
+            let type = row.fields[.type] ?? ""
+            // Money alone (a deposit, a fee, interest on cash) needs a portfolio that tracks cash.
+            if !tracksCash, let t = TransactionType(rawValue: type), KindRule.of(t).asset != .required, row.fields[.assetId] == nil {
+                skipped["\(type) (the portfolio does not track cash)", default: 0] += 1
+                continue
+            }
+            made[type, default: 0] += 1
+            kept.append(row)
+        }
+        var result = PresetRows(rows: kept, skipped: skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                kinds: TransactionType.allCases.compactMap { t in made[t.rawValue].map { (t.rawValue, $0) } })
+        result.assets = assets.values.sorted { $0.id < $1.id }
+        return result
     }
 
     /// Rows sharing a group value (an order id) are one event: the trades of one kind and asset are one
@@ -236,6 +321,13 @@ public struct ImportMapping: Sendable, Equatable {
         var negative = false
         if text.hasPrefix("("), text.hasSuffix(")") { negative = true; text = String(text.dropFirst().dropLast()) }
         if text.hasPrefix("-") { negative.toggle(); text.removeFirst() } else if text.hasPrefix("+") { text.removeFirst() }
+        var decimalMark = self.decimalMark
+        // A comma followed by other than three digits in a file of decimal points is the locale leaking
+        // into one value (Revolut's "0,76672417"): a decimal comma, never a thousands separator.
+        if decimalMark == UInt8(ascii: "."), !text.contains("."), text.filter({ $0 == "," }).count == 1,
+           let comma = text.firstIndex(of: ","), text[text.index(after: comma)...].count != 3 {
+            decimalMark = UInt8(ascii: ",")
+        }
         let thousands: Character = decimalMark == UInt8(ascii: ",") ? "." : ","
         text.removeAll { $0 == thousands }
         if decimalMark == UInt8(ascii: ",") { text = text.replacingOccurrences(of: ",", with: ".") }
