@@ -54,4 +54,61 @@ final class CryptoStatementCLITests: XCTestCase {
         XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 4 already recorded"), again.out)
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 4)
     }
+
+    /// The 2025+ layout: short years, times in the zone of the file name.
+    static let binanceStatement = """
+    User ID,Time,Account,Operation,Coin,Change,Remark
+    1,24-07-25 21:30:41,Spot,Deposit,USDT,1000,
+    1,24-07-25 21:35:00,Spot,Transaction Buy,BTC,0.01000000,""
+    1,24-07-25 21:35:00,Spot,Transaction Fee,BTC,-0.00001000,""
+    1,24-07-25 21:35:00,Spot,Transaction Spend,USDT,-650.00000000,""
+    1,24-07-26 08:00:00,Spot,Binance Convert,USDT,-100
+    1,24-07-26 08:00:00,Spot,Binance Convert,SOL,0.5
+    1,24-08-01 09:00:00,Spot,Simple Earn Flexible Interest,SOL,4.615E-06,
+    1,24-08-02 10:00:00,Spot,Transaction Revenue,USDT,200.00000000,""
+    1,24-08-02 10:00:00,Spot,Transaction Sold,BTC,-0.00300000,""
+    1,24-08-02 10:00:00,Spot,Transaction Fee,USDT,-0.20000000,""
+    1,24-08-03 10:00:00,Spot,Withdraw,BTC,-0.005,Withdraw fee is included
+
+    """
+
+    func testABinanceStatementIsRecognisedInItsZoneAndImportedOnce() throws {
+        let s = Sandbox(now: "2026-11-20T00:00:00Z")
+        let file = s.write("Binance-Transaction-History-202604201017(UTC+7).csv", Self.binanceStatement)
+        let r = s.ok(["import", file])
+        XCTAssertTrue(r.err.contains("Recognised the Binance transaction history (as with --format binance-statement)"), r.err)
+        XCTAssertTrue(r.out.hasPrefix("From the Binance transaction history: 2 buys, 1 sell, 1 transfer out, 1 reward; "
+            + "skipped: 1 deposit row (the portfolio does not track cash)."), r.out)
+        XCTAssertTrue(r.out.contains("Imported 5 transactions"), r.out)
+
+        let txs = try s.loadPortfolio().transactions.sorted { $0.date < $1.date }
+        XCTAssertEqual(txs.map(\.type), [.buy, .buy, .reward, .sell, .transferOut])
+        let buy = try XCTUnwrap(txs.first)
+        // 21:35 at UTC+7; 0.01 BTC less the 0.00001 BTC fee, for exactly 650 USDT (dollars at par).
+        XCTAssertEqual(ISODate.format(buy.date), "2024-07-25T14:35:00Z")
+        XCTAssertEqual(buy.amountValue.text, "0.00999")
+        XCTAssertEqual(buy.totalValue?.text, "650")
+        XCTAssertEqual(txs[2].amountValue.text, "0.000004615")
+        XCTAssertEqual(txs[3].totalValue?.text, "200")
+        XCTAssertEqual(txs[3].feeValue?.text, "0.2")
+
+        // BTC: 0.00999 − 0.003 − 0.005 = 0.00199, its basis 650 × 0.00199 / 0.00999 = 129.48;
+        // SOL: 0.5 for 100 plus a reward of 0.000004615 at no cost.
+        let h = s.ok(["holdings", "--json"]).out
+        XCTAssertTrue(h.contains(#""totalAmount": "0.00199""#), h)
+        XCTAssertTrue(h.contains(#""totalCost": "129.48""#), h)
+        XCTAssertTrue(h.contains(#""totalAmount": "0.500004615""#), h)
+        XCTAssertTrue(h.contains(#""totalCost": "100.00""#), h)
+
+        let again = s.ok(["import", file])
+        XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 5 already recorded"), again.out)
+        XCTAssertEqual(try s.loadPortfolio().transactions.count, 5)
+
+        // Renamed without its zone, the file is refused unless --utc-offset gives it.
+        let renamed = s.write("history.csv", Self.binanceStatement)
+        let refused = s.run(["import", renamed])
+        XCTAssertEqual(refused.code, .failure)
+        XCTAssertTrue(refused.err.contains("give the zone with --utc-offset"), refused.err)
+        XCTAssertTrue(s.ok(["import", renamed, "--utc-offset", "+07:00"]).out.contains("Imported 0 transactions"))
+    }
 }

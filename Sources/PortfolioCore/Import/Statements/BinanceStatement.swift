@@ -64,6 +64,8 @@ extension ExchangeImport.Mapper {
         let timeColumn = utc ? "UTC_Time" : "Time"
         var trades: [[BinanceStatementRow]] = []
         var tradeIndex: [String: Int] = [:]
+        // Events in the file's order: a trade (its group, by index) where its first leg is, or a single row.
+        var events: [(trade: Int?, row: BinanceStatementRow)] = []
         for r in t.records {
             let time = t.cell(r, timeColumn), coin = t.cell(r, "Coin").uppercased()
             guard !time.isEmpty, !coin.isEmpty else { skip("row without a time or coin"); continue }
@@ -74,12 +76,20 @@ extension ExchangeImport.Mapper {
                                           change: change)
             if Self.binanceTradeOperations.contains(operation) {
                 let key = time + "|" + row.account.lowercased()
-                if let i = tradeIndex[key] { trades[i].append(row) } else { tradeIndex[key] = trades.count; trades.append([row]) }
+                if let i = tradeIndex[key] {
+                    trades[i].append(row)
+                } else {
+                    tradeIndex[key] = trades.count
+                    events.append((trades.count, row))
+                    trades.append([row])
+                }
                 continue
             }
-            binanceStatementSingle(row)
+            events.append((nil, row))
         }
-        for group in trades { binanceStatementTrade(group) }
+        for event in events {
+            if let i = event.trade { binanceStatementTrade(trades[i]) } else { binanceStatementSingle(event.row) }
+        }
     }
 
     /// `2024-07-25 21:30:41` (UTC) or `24-07-25 21:30:41` in the file's zone → an instant.
