@@ -14,8 +14,9 @@ import Foundation
 ///   completed): the completed row is kept. Money goes to cash (net of Kraken's fee); crypto is a
 ///   transfer-in at a cost of 0 (the file gives none) or a transfer-out with its fee in units.
 /// - Staking and earn rewards (`staking` with a positive amount, `earn` with subtype `reward`, or an
-///   `earn` row with an empty subtype that no opposite row at the same time moves) are rewards at a
-///   fair value of 0, the file giving no price: the units count, the income does not.
+///   `earn` row with an empty subtype that no opposite row at the same time moves) and `transfer`
+///   rows with subtype `airdrop` are rewards at a fair value of 0, the file giving no price: the
+///   units count, the income does not (in money, interest on cash).
 /// - Moves between spot, staking, earn and futures wallets are internal moves, skipped and counted;
 ///   margin, rollovers and the rest are skipped and counted by type.
 /// Staked codes (`DOT.S`, `BTC.M`, `ETH28.S` …) are the plain asset, X/Z codes their plain names.
