@@ -196,7 +196,7 @@ let presetCases: [PresetCase] = [
     }
 
     @Test func krakenLedgersAreExplained() throws {
-        #expect(throws: ImportFailure(problems: ["this is a Kraken ledgers.csv; export trades.csv (History → Export → Trades) and import that"])) {
+        #expect(throws: ImportFailure(problems: ["this is a Kraken ledgers.csv; import it with --format kraken-ledger"])) {
             try ExchangeImport.rows(try bytes("kraken-ledgers.csv"), exchange: .kraken)
         }
     }

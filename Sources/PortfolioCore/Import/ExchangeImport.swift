@@ -156,7 +156,6 @@ public enum ExchangeImport {
         (.binance, ["Pair", "Base Asset", "Quote Asset"]),
         (.binance, ["Pair", "Side", "Executed"]),
         (.kraken, ["txid", "pair", "vol"]),
-        (.kraken, ["txid", "refid", "asset"]),
     ]
 
     /// The exchange whose export `bytes` is, read from its header among the first lines; `nil` otherwise.
@@ -551,7 +550,7 @@ public enum ExchangeImport {
 
         mutating func kraken(_ records: [CSVRecord]) throws(ImportFailure) {
             if header(records, required: ["txid", "refid", "time", "type", "asset", "amount"]) != nil {
-                throw ImportFailure(problems: ["this is a Kraken ledgers.csv; export trades.csv (History → Export → Trades) and import that"])
+                throw ImportFailure(problems: ["this is a Kraken ledgers.csv; import it with --format kraken-ledger"])
             }
             guard let (at, cols) = header(records, required: ["txid", "pair", "time", "type", "price", "cost", "fee", "vol"]) else {
                 throw ImportFailure(problems: ["no Kraken trades.csv header found (expected \"txid\",\"ordertxid\",\"pair\",\"time\",\"type\",…)"])

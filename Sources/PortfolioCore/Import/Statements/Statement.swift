@@ -7,11 +7,15 @@ import Foundation
 /// what it is.
 public enum StatementFormat: String, CaseIterable, Sendable {
     case ibkr
+    case krakenLedger = "kraken-ledger"
+    case binanceStatement = "binance-statement"
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
         switch self {
         case .ibkr: "Interactive Brokers Flex Query"
+        case .krakenLedger: "Kraken ledger"
+        case .binanceStatement: "Binance transaction history"
         }
     }
 
@@ -20,6 +24,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         switch self {
         case .ibkr: [["ClientAccountID", "CurrencyPrimary"], ["CurrencyPrimary", "Buy/Sell", "TradePrice"],
                      ["CurrencyPrimary", "Type", "Amount", "SettleDate"], ["CurrencyPrimary", "AssetClass", "Symbol"]]
+        case .krakenLedger: [["txid", "refid", "time", "type", "asset", "amount", "fee"]]
+        case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
         }
     }
 }
@@ -49,6 +55,8 @@ public enum StatementImport {
         m.source = format.rawValue
         switch format {
         case .ibkr: try m.ibkr(bytes)
+        case .krakenLedger: try m.krakenLedger(bytes)
+        case .binanceStatement: try m.binanceStatement(bytes, fileName: options.fileName, offset: options.utcOffsetSeconds)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
