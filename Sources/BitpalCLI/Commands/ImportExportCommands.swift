@@ -37,7 +37,7 @@ enum ImportFormat: Hashable {
 
 struct ImportCommand: Command {
     static let spec = CommandSpec(
-        name: "import", summary: "Import transactions from CSV or JSON, all or nothing", arguments: "FILE|-",
+        name: "import", summary: "Import transactions from CSV, JSON or a broker's or exchange's export, all or nothing", arguments: "FILE|-",
         options: [
             OptionSpec("--format", "FORMAT", "csv, json, an exchange's trades (coinbase, binance, kraken) or a statement ("
                        + StatementFormat.allCases.map(\.rawValue).joined(separator: ", ") + "); default: recognised from the header, else from the extension",
@@ -46,6 +46,7 @@ struct ImportCommand: Command {
             OptionSpec("--utc-offset", "±HH:MM", "the time zone of a Binance export whose file name does not say it"),
             OptionSpec("--allow-duplicates", nil, "import rows identical to recorded ones too"),
             OptionSpec("--map", "MAPPING", "a JSON file saying which column of any CSV holds what (see the manual: ImportExport)"),
+            OptionSpec("--show-map", nil, "print the mapping of the --format preset (schwab, revolut) as JSON, a starting point for --map"),
         ],
         group: "Transactions",
         details: """
@@ -76,9 +77,12 @@ struct ImportCommand: Command {
     var allowDuplicates: Bool
     var utcOffset: Int?
     var mapPath: String?
+    var showMap: Bool
 
     init(parsing a: inout ArgumentList) throws {
-        source = try a.popPositional("FILE (or - for standard input)")
+        showMap = a.popFlag("--show-map")
+        // `--show-map` prints a preset's mapping: it reads no file.
+        source = showMap ? (a.popOptionalPositional() ?? "") : try a.popPositional("FILE (or - for standard input)")
         format = a.popOption("--format").flatMap(ImportFormat.init(rawValue:))
         mapPath = a.popOption("--map")
         if mapPath != nil && format != nil { throw UsageError.conflict("give --format or --map, not both") }
@@ -93,6 +97,15 @@ struct ImportCommand: Command {
     }
 
     func run(_ context: Context) throws -> ExitCode {
+        if showMap {
+            guard case let .statement(preset)? = format, let mapping = preset.mapping else {
+                let mapped = StatementFormat.allCases.filter { $0.mapping != nil }.map(\.rawValue).joined(separator: ", ")
+                throw CommandFailure(format.map { "the \($0.rawValue) preset is read by code (its rows group into events or have two sides), not a mapping; "
+                    + "presets written as mappings: \(mapped)" } ?? "--show-map prints a preset's mapping: give --format (\(mapped))")
+            }
+            context.out(mapping + "\n")
+            return .success
+        }
         let session = try context.session()
         let bytes: [UInt8]
         if source == "-" {

@@ -36,6 +36,8 @@ public struct ImportMapping: Sendable, Equatable {
     /// `register`: every asset the file names is a registered code, registered as this type in the
     /// row's currency when the book lacks it (no coin is looked up).
     public var register: AssetType?
+    /// `register.name`: the column of the registered assets' names (else their codes).
+    public var nameColumn: String?
 
     /// The keys a mapping may name for a column, and the field each fills.
     static let fieldKeys: [(key: String, field: TransactionField)] = [
@@ -74,10 +76,12 @@ public struct ImportMapping: Sendable, Equatable {
             problems.append("unknown key '\(TextEscaping.shortened(key))' (" + (extraKeys.prefix(2) + fieldKeys.map(\.key) + extraKeys.dropFirst(2)).joined(separator: ", ") + ")")
         }
         if let register = object["register"] {
-            if let spec = register as? [String: Any], let name = spec["type"] as? String, let type = AssetType(rawValue: name), type != .crypto {
+            if let spec = register as? [String: Any], let name = spec["type"] as? String, let type = AssetType(rawValue: name), type != .crypto,
+               spec["name"] == nil || spec["name"] is String {
                 m.register = type
+                m.nameColumn = spec["name"] as? String
             } else {
-                problems.append("'register' must be {\"type\": \"stock\"} (or etf, bond, mutual-fund, commodity, real-estate, cash, other)")
+                problems.append("'register' must be {\"type\": \"stock\", \"name\": \"COLUMN\"} (name optional; type etf, bond, mutual-fund, commodity, real-estate, cash, other)")
             }
         }
         if let text = object["delimiter"] {
@@ -154,7 +158,7 @@ public struct ImportMapping: Sendable, Equatable {
         var assets: [String: Asset] = [:]
         let format = dateFormat.flatMap(DateFormat.init)
         let named = Self.fieldKeys.compactMap { key in columns[key.field].map { (key.field.name, $0) } }
-            + [("group", groupColumn), ("money", moneyColumn)].compactMap { k, v in v.map { (k, $0) } }
+            + [("group", groupColumn), ("money", moneyColumn), ("name", nameColumn)].compactMap { k, v in v.map { (k, $0) } }
         // Longest words first, so that `YOU BOUGHT` is not taken for `YOU`.
         let prefixes = (kinds ?? [:]).sorted { $0.key.count > $1.key.count }
         do {
@@ -186,21 +190,28 @@ public struct ImportMapping: Sendable, Equatable {
                     } else {
                         found = TransactionType(rawValue: word)
                     }
-                    guard let type = found else {
+                    guard var type = found else {
                         if skipOtherKinds { skipped[kindText.isEmpty ? "row without a kind" : TextEscaping.shortened(kindText), default: 0] += 1; return true }
                         throw LineProblem(kinds == nil ? "kind '\(TextEscaping.shortened(kindText))' is not a kind"
                             : "kind '\(TextEscaping.shortened(kindText))' is not among the mapping's values")
                     }
                     let rule = KindRule.of(type)
-                    row[.type] = type.rawValue
-                    for field in [TransactionField.amount, .price, .total, .fee] {
+                    if rule.asset == .required, text(.assetId) == nil, skipOtherKinds {
+                        skipped["\(type.rawValue) (no asset)", default: 0] += 1
+                        return true
+                    }
+                    // A file fills its total column on every row; only a buy or a sell takes one.
+                    for field in [TransactionField.amount, .price, .total, .fee] where field != .total || rule.takesTotal {
                         let raw = field == .amount && rule.amountIsMoney ? (cell("money") ?? text(field)) : text(field)
                         guard let raw else { continue }
                         guard var number = normalized(raw) else { throw LineProblem("\(field.name) '\(TextEscaping.shortened(raw))' is not a number") }
+                        // A file's word for money moving either way (`MoneyLink Transfer`) is a deposit; negative, a withdrawal.
+                        if field == .amount && type == .deposit && number.hasPrefix("-") { type = .withdrawal }
                         // Files write a sale's or an outflow's amount negative; bitpal's are magnitudes (but an adjustment's).
                         if number.hasPrefix("-") && !(field == .amount && type == .adjustment) { number.removeFirst() }
                         row[field] = number
                     }
+                    row[.type] = type.rawValue
                     guard let dateText = text(.date) else { throw LineProblem("no date") }
                     row[.date] = try date(dateText, format: format)
                     row[.assetId] = rule.asset == .none ? nil : text(.assetId)
@@ -214,7 +225,7 @@ public struct ImportMapping: Sendable, Equatable {
                         row[.assetId] = code
                         if assets[code] == nil {
                             let currency = row[.currency].flatMap { CurrencyCode.parse($0)?.code } ?? "USD"
-                            assets[code] = Asset(id: code, name: code, type: register, currency: currency, createdDate: Date())
+                            assets[code] = Asset(id: code, name: cell("name") ?? code, type: register, currency: currency, createdDate: Date())
                         }
                     }
                 } catch {
@@ -375,10 +386,14 @@ struct DateFormat: Sendable {
     let pattern: String
     let tokens: [Token]
 
+    /// A pattern ending in ` *` ignores what follows the date after a space (Schwab's `04/17/2023 as of 04/15/2023`).
+    let ignoresRest: Bool
+
     init?(_ pattern: String) {
         self.pattern = pattern
         var tokens: [Token] = []
-        var rest = Substring(pattern)
+        ignoresRest = pattern.hasSuffix(" *")
+        var rest = Substring(ignoresRest ? pattern.dropLast(2) : Substring(pattern))
         let names: [(String, Token)] = [("yyyy", .year4), ("yy", .year2), ("MM", .month), ("M", .month), ("dd", .day), ("d", .day),
                                         ("HH", .hour), ("mm", .minute), ("ss", .second)]
         while let c = rest.first {
@@ -427,6 +442,7 @@ struct DateFormat: Sendable {
             case let .literal(c): guard chars.first == c else { return nil }; chars = chars.dropFirst()
             }
         }
+        if ignoresRest && chars.first == " " { chars = "" }
         guard chars.isEmpty, (1...12).contains(mo), d >= 1, d <= ISODate.daysInMonth(y, mo), (h ?? 0) < 24, mi < 60, s < 60 else { return nil }
         return (y, mo, d, h.map { (($0 * 60 + mi) * 60 + s) * 1000 })
     }

@@ -9,6 +9,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case ibkr
     case krakenLedger = "kraken-ledger"
     case binanceStatement = "binance-statement"
+    case schwab
+    case revolut
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -16,6 +18,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .ibkr: "Interactive Brokers Flex Query"
         case .krakenLedger: "Kraken ledger"
         case .binanceStatement: "Binance transaction history"
+        case .schwab: "Charles Schwab transactions"
+        case .revolut: "Revolut trading statement"
         }
     }
 
@@ -26,6 +30,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
                      ["CurrencyPrimary", "Type", "Amount", "SettleDate"], ["CurrencyPrimary", "AssetClass", "Symbol"]]
         case .krakenLedger: [["txid", "refid", "time", "type", "asset", "amount", "fee"]]
         case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
+        case .schwab: [["Date", "Action", "Symbol", "Description", "Quantity", "Price", "Fees & Comm", "Amount"]]
+        case .revolut: [["Date", "Ticker", "Type", "Quantity", "Price per share", "Total Amount", "Currency"]]
         }
     }
 }
@@ -50,6 +56,10 @@ public struct StatementOptions: Sendable {
 public enum StatementImport {
     /// The file's rows as bitpal's import rows, with the assets it names and what it skipped.
     public static func rows(_ bytes: [UInt8], format: StatementFormat, options: StatementOptions) throws(ImportFailure) -> PresetRows {
+        if let text = format.mapping {
+            // A preset written as a mapping reads as `import --map` with that mapping does.
+            return try ImportMapping.read(Array(text.utf8)).rows(bytes, tracksCash: options.tracksCash)
+        }
         var m = ExchangeImport.Mapper()
         m.tracksCash = options.tracksCash
         m.source = format.rawValue
@@ -57,6 +67,7 @@ public enum StatementImport {
         case .ibkr: try m.ibkr(bytes)
         case .krakenLedger: try m.krakenLedger(bytes)
         case .binanceStatement: try m.binanceStatement(bytes, fileName: options.fileName, offset: options.utcOffsetSeconds)
+        case .schwab, .revolut: break  // mappings, read above
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
