@@ -7,11 +7,13 @@ import Foundation
 /// what it is.
 public enum StatementFormat: String, CaseIterable, Sendable {
     case ibkr
+    case degiro
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
         switch self {
         case .ibkr: "Interactive Brokers Flex Query"
+        case .degiro: "DEGIRO export"
         }
     }
 
@@ -20,6 +22,10 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         switch self {
         case .ibkr: [["ClientAccountID", "CurrencyPrimary"], ["CurrencyPrimary", "Buy/Sell", "TradePrice"],
                      ["CurrencyPrimary", "Type", "Amount", "SettleDate"], ["CurrencyPrimary", "AssetClass", "Symbol"]]
+        case .degiro: [["Valutadatum", "Omschrijving", "Mutatie"], ["Value date", "Description", "Change", "Order Id"],
+                       ["Valutadatum", "Beschreibung", "Änderung"], ["Data Valor", "Descrição", "Mudança"],
+                       ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
+                       ["Produkt", "ISIN", "Anzahl", "Kurs"]]
         }
     }
 }
@@ -49,6 +55,7 @@ public enum StatementImport {
         m.source = format.rawValue
         switch format {
         case .ibkr: try m.ibkr(bytes)
+        case .degiro: try m.degiro(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
