@@ -8,12 +8,14 @@ import Foundation
 public enum StatementFormat: String, CaseIterable, Sendable {
     case ibkr
     case degiro
+    case trading212
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
         switch self {
         case .ibkr: "Interactive Brokers Flex Query"
         case .degiro: "DEGIRO export"
+        case .trading212: "Trading 212 history"
         }
     }
 
@@ -26,6 +28,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
                        ["Valutadatum", "Beschreibung", "Änderung"], ["Data Valor", "Descrição", "Mudança"],
                        ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
                        ["Produkt", "ISIN", "Anzahl", "Kurs"]]
+        case .trading212: [["Action", "ISIN", "No. of shares"]]
         }
     }
 }
@@ -56,6 +59,7 @@ public enum StatementImport {
         switch format {
         case .ibkr: try m.ibkr(bytes)
         case .degiro: try m.degiro(bytes)
+        case .trading212: try m.trading212(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
