@@ -11,6 +11,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case binanceStatement = "binance-statement"
     case schwab
     case revolut
+    case degiro
+    case trading212
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -20,6 +22,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .binanceStatement: "Binance transaction history"
         case .schwab: "Charles Schwab transactions"
         case .revolut: "Revolut trading statement"
+        case .degiro: "DEGIRO export"
+        case .trading212: "Trading 212 history"
         }
     }
 
@@ -32,6 +36,11 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
         case .schwab: [["Date", "Action", "Symbol", "Description", "Quantity", "Price", "Fees & Comm", "Amount"]]
         case .revolut: [["Date", "Ticker", "Type", "Quantity", "Price per share", "Total Amount", "Currency"]]
+        case .degiro: [["Valutadatum", "Omschrijving", "Mutatie"], ["Value date", "Description", "Change", "Order Id"],
+                       ["Valutadatum", "Beschreibung", "Änderung"], ["Data Valor", "Descrição", "Mudança"],
+                       ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
+                       ["Produkt", "ISIN", "Anzahl", "Kurs"]]
+        case .trading212: [["Action", "ISIN", "No. of shares"]]
         }
     }
 }
@@ -68,6 +77,8 @@ public enum StatementImport {
         case .krakenLedger: try m.krakenLedger(bytes)
         case .binanceStatement: try m.binanceStatement(bytes, fileName: options.fileName, offset: options.utcOffsetSeconds)
         case .schwab, .revolut: break  // mappings, read above
+        case .degiro: try m.degiro(bytes)
+        case .trading212: try m.trading212(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result

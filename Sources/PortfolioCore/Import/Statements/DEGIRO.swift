@@ -1,0 +1,328 @@
+import Foundation
+
+/// DEGIRO's two exports, told apart by their header (Dutch, English, German or Portuguese):
+///
+/// - `Transactions.csv`, one row per fill: a buy (positive quantity) or a sell (negative) of the
+///   product, its ISIN the asset's code (registered as a stock, or an ETF when the product's name
+///   says `ETF`/`UCITS`, in the price's currency), the local value the exact total. The transaction
+///   costs (and the AutoFX fee) are the fee when they are in the trade's currency; in another currency
+///   (EUR on a USD trade) they are an expense of that currency's cash.
+/// - `Account.csv`, the cash ledger: a dividend joined with its dividend-tax rows (same ISIN, day
+///   and currency) into one dividend, the tax as its fee; deposits and withdrawals, interest, and
+///   connection and other fees (an expense); currency legs (`Valuta Creditering`/`Debitering`, `FX
+///   Credit`/`Debit`, …) grouped by order id, else by their time, into one cash exchange. A trade's
+///   rows (and its fee rows) are counted, not imported: the trades come from Transactions.csv.
+///   Cash-sweep pairs, iDEAL reservations, money-market fund moves and corporate actions are counted too.
+///
+/// Numbers are read with a decimal comma or point as the file's data shows; dates are `dd-MM-yyyy`
+/// with an `HH:mm` time in Amsterdam. An order id wrapped onto a line of its own is joined back.
+extension ExchangeImport.Mapper {
+    static let degiroAccountColumns: [[String]] = [
+        ["Datum", "Date", "Data"], ["Omschrijving", "Description", "Beschreibung", "Descrição"],
+        ["Mutatie", "Change", "Änderung", "Mudança"],
+    ]
+    static let degiroTransactionColumns: [[String]] = [
+        ["Datum", "Date", "Data"], ["ISIN"], ["Aantal", "Quantity", "Anzahl"], ["Koers", "Price", "Kurs"],
+    ]
+
+    mutating func degiro(_ bytes: [UInt8]) throws(ImportFailure) {
+        if let table = try? StatementTable.read(bytes, required: Self.degiroAccountColumns, what: "DEGIRO Account.csv") {
+            degiroAccount(table)
+        } else if let table = try? StatementTable.read(bytes, required: Self.degiroTransactionColumns, what: "DEGIRO Transactions.csv") {
+            degiroTransactions(table)
+        } else {
+            throw ImportFailure(problems: ["no DEGIRO header found (expected Account.csv's Datum/Date, Omschrijving/Description, Mutatie/Change … "
+                + "or Transactions.csv's Datum/Date, ISIN, Aantal/Quantity, Koers/Price …)"])
+        }
+    }
+
+    static var amsterdam: TimeZone { TimeZone(identifier: "Europe/Amsterdam") ?? TimeZone(identifier: "UTC") ?? .current }
+
+    /// `19-12-2022` and `18:33` as the instant in Amsterdam (the day alone without a time).
+    static func degiroDate(_ day: String, _ time: String) -> String? {
+        if time.isEmpty { return DateFormat("dd-MM-yyyy")?.recordText(day, in: amsterdam) }
+        return DateFormat("dd-MM-yyyy HH:mm")?.recordText(day + " " + time, in: amsterdam)
+    }
+
+    /// A product's asset type: an ETF when its name says so, else a stock.
+    static func degiroType(_ name: String) -> AssetType {
+        let words = name.uppercased().split(whereSeparator: { !$0.isLetter })
+        return words.contains("ETF") || words.contains("UCITS") ? .etf : .stock
+    }
+
+    /// A three-letter currency code, or `nil`.
+    static func currencyCell(_ text: String) -> String? {
+        let t = text.trimmedSpaces.uppercased()
+        return t.count == 3 && t.allSatisfy({ $0.isASCII && $0.isLetter }) ? t : nil
+    }
+
+    /// A number cell read with the file's decimal mark, or a problem recorded.
+    mutating func degiroNumber(_ text: String, comma: Bool, line: Int, column: String) -> Decimal? {
+        if let v = StatementNumber.parse(text, decimalComma: comma) { return v }
+        problems.append("line \(line): \(column) '\(TextEscaping.shortened(text))' is not a number")
+        return nil
+    }
+
+    /// Records with a line holding only the tail of a wrapped cell (`,,,,,,,,,,,b017-a61a6d03c3e7`)
+    /// joined back onto the record before them.
+    static func degiroJoinWrapped(_ records: [CSVRecord], dateColumn: Int) -> [CSVRecord] {
+        var joined: [CSVRecord] = []
+        for r in records {
+            let date = dateColumn < r.fields.count ? r.fields[dateColumn].trimmedSpaces : ""
+            if date.isEmpty, var last = joined.popLast() {
+                for (i, cell) in r.fields.enumerated() where !cell.isEmpty {
+                    while last.fields.count <= i { last.fields.append("") }
+                    last.fields[i] += cell
+                }
+                joined.append(last)
+            } else {
+                joined.append(r)
+            }
+        }
+        return joined
+    }
+
+    // MARK: Account.csv
+
+    mutating func degiroAccount(_ table: StatementTable) {
+        func index(_ names: [String]) -> Int? { names.lazy.compactMap { table.columns[$0.lowercased()] }.first }
+        guard let dateColumn = index(Self.degiroAccountColumns[0]), let changeColumn = index(Self.degiroAccountColumns[2]) else { return }
+        let records = Self.degiroJoinWrapped(table.records, dateColumn: dateColumn)
+        let timeColumn = index(["Tijd", "Time", "Uhrzeit", "Uhrze", "Hora"])
+        let productColumn = index(["Product", "Produkt", "Produto"])
+        let descriptionColumn = index(Self.degiroAccountColumns[1])
+        let orderColumn = index(["Order Id", "Order-ID", "ID da Ordem"])
+        let balanceColumn = index(["Saldo", "Balance"])
+        func cell(_ r: CSVRecord, _ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
+        let comma = StatementNumber.usesDecimalComma(records.map { cell($0, changeColumn + 1) })
+
+        var occurrences: [String: Int] = [:]
+        var dividends: [DEGIRODividendGroup] = []
+        var dividendIndex: [String: Int] = [:]
+        var exchanges: [DEGIROExchangeGroup] = []
+        var exchangeIndex: [String: Int] = [:]
+        for r in records {
+            let day = cell(r, dateColumn), time = cell(r, timeColumn)
+            let product = cell(r, productColumn), isin = cell(r, table.columns["isin"]).uppercased()
+            let description = cell(r, descriptionColumn), d = description.lowercased()
+            let currency = cell(r, changeColumn).uppercased(), amountText = cell(r, changeColumn + 1)
+            let orderID = cell(r, orderColumn)
+            // The row's own key (its balance aside), and its place among identical rows, for a stable id.
+            let key = r.fields.enumerated().filter { i, _ in balanceColumn.map { i != $0 && i != $0 + 1 } ?? true }
+                .map { $0.element.trimmedSpaces }.joined(separator: "\u{1F}")
+            occurrences[key, default: 0] += 1
+            let rowID = id("account:" + key + "#\(occurrences[key] ?? 1)")
+            func has(_ words: [String]) -> Bool { words.contains { d.contains($0) } }
+
+            if amountText.isEmpty { skip("cash sweep (a row without an amount)"); continue }
+            if isin == "NLFLATEXACNT" || has(["cash sweep", "overboeking van uw geldrekening", "overboeking naar uw geldrekening"]) {
+                skip("cash sweep"); continue
+            }
+            if has(["reservation", "reservering"]) { skip("deposit reservation (it reverses itself)"); continue }
+            if has(["stock dividend", "productwijziging", "wijziging isin", "isin-änderung", "isin change"]) {
+                skip("corporate action (not imported)"); continue
+            }
+            if has(["geldmarktfonds", "money market"]) { skip("money-market fund move"); continue }
+            guard let date = Self.degiroDate(day, time) else {
+                problems.append("line \(r.line): date '\(TextEscaping.shortened(day)) \(TextEscaping.shortened(time))' is not a DEGIRO date (dd-MM-yyyy HH:mm)")
+                continue
+            }
+            guard let amount = degiroNumber(amountText, comma: comma, line: r.line, column: "amount") else { continue }
+            guard CurrencyCode.isSupported(currency) else { skip("row in \(currency.isEmpty ? "no currency" : currency)"); continue }
+            let notes = "DEGIRO " + ([product, description].filter { !$0.isEmpty }.joined(separator: ": "))
+
+            // Currency legs: one conversion per order id, else per time.
+            if has(["valuta creditering", "valuta debitering", "fx credit", "fx debit", "währungswechsel", "dito de divisa",
+                    "levantamento de divisa"]) {
+                let group = orderID.isEmpty ? "time:\(day) \(time)" : "order:\(orderID)"
+                if let i = exchangeIndex[group] {
+                    exchanges[i].legs[currency, default: 0] += amount
+                } else {
+                    exchangeIndex[group] = exchanges.count
+                    exchanges.append(DEGIROExchangeGroup(key: group, line: r.line, date: date, notes: notes, legs: [currency: amount]))
+                }
+                continue
+            }
+            let transactionTax = has(["transactiebelasting", "transaction tax", "finanztransaktionssteuer", "taxe sur les transactions"])
+            let tradeFee = has(["transactiekosten", "transaction and/or third", "transaktionsgebühren", "comissões de transação", "frais degiro de courtage"])
+            let trade = ["koop ", "verkoop ", "buy ", "sell ", "kauf ", "verkauf ", "compra ", "venda ", "achat ", "vente "].contains { d.hasPrefix($0) }
+            if transactionTax {
+                if amount < 0 {
+                    cash(line: r.line, type: "expense", amount: -amount, currency: currency, date: date, notes: notes, id: rowID)
+                } else {
+                    skip("transaction tax refund (not imported)")
+                }
+                continue
+            }
+            if !orderID.isEmpty || trade || tradeFee {
+                skip(tradeFee ? "trade fee (import Transactions.csv for trades)" : "trade (import Transactions.csv for trades)")
+                continue
+            }
+            if d.contains("divid") {
+                guard !isin.isEmpty else { skip("dividend row without an ISIN"); continue }
+                let tax = has(["belasting", "tax", "steuer", "impôt", "imposto", "retenc", "retenç"])
+                let group = "\(isin)|\(day)|\(currency)"
+                if let i = dividendIndex[group] {
+                    if tax { dividends[i].tax += amount } else { dividends[i].amount += amount }
+                    if !tax, dividends[i].dividendLine == nil { dividends[i].dividendLine = r.line; dividends[i].notes = notes; dividends[i].id = rowID }
+                } else {
+                    dividendIndex[group] = dividends.count
+                    dividends.append(DEGIRODividendGroup(isin: isin, name: product, date: date, currency: currency,
+                                                         amount: tax ? 0 : amount, tax: tax ? amount : 0, line: r.line,
+                                                         dividendLine: tax ? nil : r.line, notes: notes, id: rowID))
+                }
+                continue
+            }
+            if has(["storting", "deposit", "einzahlung", "auszahlung", "withdrawal", "depósito", "levantamento", "overboeking"]) {
+                cash(line: r.line, type: amount < 0 ? "withdrawal" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency,
+                     date: date, notes: notes, id: rowID)
+                continue
+            }
+            if has(["interest", "rente", "zinsen", "juros", "intérêts"]) {
+                cash(line: r.line, type: amount < 0 ? "expense" : "interest", amount: amount < 0 ? -amount : amount, currency: currency,
+                     date: date, notes: notes, id: rowID)
+                continue
+            }
+            if has(["aansluitingskosten", "connection fee", "conectividade", "kosten", "fee", "gebühr", "custo", "comiss", "frais"]) {
+                if amount < 0 {
+                    cash(line: r.line, type: "expense", amount: -amount, currency: currency, date: date, notes: notes, id: rowID)
+                } else {
+                    skip("fee refund (not imported)")
+                }
+                continue
+            }
+            let words = String(description.prefix { !$0.isNumber }).trimmedSpaces
+            skip(words.isEmpty ? "row without a description" : String(words.prefix(60)))
+        }
+
+        for g in dividends {
+            guard g.amount > 0 else {
+                skip(g.dividendLine == nil ? "dividend tax (its dividend is not in the file)" : "dividend (reversed whole)")
+                continue
+            }
+            let withheld = -g.tax
+            guard withheld >= 0 else { skip("dividend with more tax refunded than withheld (not imported)"); continue }
+            guard let asset = register(g.isin, name: g.name, type: Self.degiroType(g.name), currency: g.currency) else {
+                skip("dividend (an ISIN bitpal cannot keep as a code)"); continue
+            }
+            dividend(line: g.dividendLine ?? g.line, asset: asset, amount: g.amount, tax: withheld, currency: g.currency, date: g.date,
+                     notes: g.notes, id: g.id)
+        }
+        for g in exchanges {
+            let out = g.legs.filter { $0.value < 0 }, into = g.legs.filter { $0.value > 0 }
+            guard out.count == 1, into.count == 1, let from = out.first, let to = into.first else {
+                skip("currency conversion (its legs do not pair)"); continue
+            }
+            cashExchange(line: g.line, from: (-from.value, from.key), to: (to.value, to.key), date: g.date, notes: g.notes, id: id("fx:" + g.key))
+        }
+    }
+
+    // MARK: Transactions.csv
+
+    mutating func degiroTransactions(_ table: StatementTable) {
+        func index(_ names: [String]) -> Int? { names.lazy.compactMap { table.columns[$0.lowercased()] }.first }
+        func prefixed(_ prefixes: [String]) -> (Int, String)? {
+            for p in prefixes {
+                if let (name, i) = table.columns.filter({ $0.key.hasPrefix(p) }).min(by: { $0.value < $1.value }) { return (i, name) }
+            }
+            return nil
+        }
+        guard let dateColumn = index(Self.degiroTransactionColumns[0]), let quantityColumn = index(Self.degiroTransactionColumns[2]),
+              let priceColumn = index(Self.degiroTransactionColumns[3]), let isinColumn = table.columns["isin"] else { return }
+        let records = Self.degiroJoinWrapped(table.records, dateColumn: dateColumn)
+        let timeColumn = index(["Tijd", "Time", "Uhrzeit", "Hora"])
+        let productColumn = index(["Product", "Produkt", "Produto"])
+        let localColumn = prefixed(["local value", "lokale waarde", "wert in lokal"])?.0
+        let fee = prefixed(["transaction and/or", "transactiekosten", "transaktionskost"])
+        let autoFXColumn = index(["AutoFX Fee"])
+        let orderColumn = index(["Order ID", "Order-ID"])
+        func cell(_ r: CSVRecord, _ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
+        /// The currency beside an amount: the cell after it, else the one before.
+        func currency(_ r: CSVRecord, _ i: Int?) -> String? {
+            guard let i else { return nil }
+            return Self.currencyCell(cell(r, i + 1)) ?? (i > 0 ? Self.currencyCell(cell(r, i - 1)) : nil)
+        }
+        // The fee's currency is in its header (`… fees EUR`) in the AutoFX layout, else beside it.
+        let feeHeaderCurrency = fee.flatMap { Self.currencyCell(String($0.1.split(separator: " ").last ?? "")) }.flatMap { CurrencyCode.isSupported($0) ? $0 : nil }
+        var samples: [String] = []
+        for r in records { samples += [cell(r, priceColumn), cell(r, localColumn), cell(r, fee?.0), cell(r, autoFXColumn)] }
+        let comma = StatementNumber.usesDecimalComma(samples)
+
+        var occurrences: [String: Int] = [:]
+        for r in records {
+            let day = cell(r, dateColumn), time = cell(r, timeColumn)
+            let isin = cell(r, isinColumn).uppercased(), product = cell(r, productColumn)
+            // The AutoFX layout's data rows carry an empty cell before the order id its header names.
+            var orderID = cell(r, orderColumn)
+            if orderID.isEmpty, let o = orderColumn { orderID = cell(r, o + 1) }
+            guard let date = Self.degiroDate(day, time) else {
+                problems.append("line \(r.line): date '\(TextEscaping.shortened(day)) \(TextEscaping.shortened(time))' is not a DEGIRO date (dd-MM-yyyy HH:mm)")
+                continue
+            }
+            guard let quantity = degiroNumber(cell(r, quantityColumn), comma: comma, line: r.line, column: "quantity"),
+                  let price = degiroNumber(cell(r, priceColumn), comma: comma, line: r.line, column: "price") else { continue }
+            guard quantity != 0 else { skip("trade (quantity zero)"); continue }
+            guard let tradeCurrency = currency(r, priceColumn), CurrencyCode.isSupported(tradeCurrency) else {
+                skip("trade (in \(currency(r, priceColumn) ?? "no currency"))"); continue
+            }
+            guard !isin.isEmpty, let asset = register(isin, name: product, type: Self.degiroType(product), currency: tradeCurrency) else {
+                skip("trade (no ISIN bitpal can keep as a code)"); continue
+            }
+            var total: Decimal?
+            if let localColumn, !cell(r, localColumn).isEmpty, currency(r, localColumn) == tradeCurrency {
+                guard let v = degiroNumber(cell(r, localColumn), comma: comma, line: r.line, column: "local value") else { continue }
+                total = v < 0 ? -v : v
+                if total == 0 { total = nil }
+            }
+            var fees: Decimal = 0
+            for column in [fee?.0, autoFXColumn].compactMap({ $0 }) where !cell(r, column).isEmpty {
+                guard let v = degiroNumber(cell(r, column), comma: comma, line: r.line, column: "fee") else { continue }
+                fees += v < 0 ? -v : v
+            }
+            let feeCurrency = feeHeaderCurrency ?? currency(r, fee?.0) ?? tradeCurrency
+            let key = orderID.isEmpty ? r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}")
+                : [orderID, day, time, cell(r, quantityColumn), cell(r, priceColumn)].joined(separator: "\u{1F}")
+            occurrences[key, default: 0] += 1
+            let rowID = id("trade:" + key + "#\(occurrences[key] ?? 1)")
+            let notes = "DEGIRO \(product)" + (orderID.isEmpty ? "" : " \(orderID)")
+            money = tradeCurrency
+            let before = rows.count
+            add(line: r.line, type: quantity > 0 ? "buy" : "sell", coin: asset, amount: quantity < 0 ? -quantity : quantity,
+                price: price < 0 ? -price : price, fee: feeCurrency == tradeCurrency ? fees : 0, total: total, date: date, notes: notes)
+            guard rows.count > before else { continue }
+            rows[rows.count - 1].fields[.id] = rowID
+            // Costs charged in another currency (EUR on a USD trade) are that currency's expense.
+            if feeCurrency != tradeCurrency, fees != 0 {
+                if CurrencyCode.isSupported(feeCurrency) {
+                    cash(line: r.line, type: "expense", amount: fees, currency: feeCurrency, date: date, notes: notes + " transaction costs",
+                         id: id(rowID + ":fee"))
+                } else {
+                    feesNotCounted[feeCurrency, default: 0] += 1
+                }
+            }
+        }
+    }
+}
+
+/// The rows of one DEGIRO dividend: payments and dividend tax, by ISIN, day and currency.
+struct DEGIRODividendGroup {
+    var isin: String
+    var name: String
+    var date: String
+    var currency: String
+    var amount: Decimal
+    var tax: Decimal
+    var line: Int
+    var dividendLine: Int?
+    var notes: String
+    var id: String
+}
+
+/// The legs of one DEGIRO currency conversion: the sum moved in each currency.
+struct DEGIROExchangeGroup {
+    var key: String
+    var line: Int
+    var date: String
+    var notes: String
+    var legs: [String: Decimal]
+}
