@@ -38,6 +38,8 @@ public struct ImportMapping: Sendable, Equatable {
     public var register: AssetType?
     /// `register.name`: the column of the registered assets' names (else their codes).
     public var nameColumn: String?
+    /// `register.quote`: the service registered assets are priced by, their code as its symbol (`yahoo`).
+    public var registerQuote: AssetQuoteSource.Service?
 
     /// The keys a mapping may name for a column, and the field each fills.
     static let fieldKeys: [(key: String, field: TransactionField)] = [
@@ -77,11 +79,13 @@ public struct ImportMapping: Sendable, Equatable {
         }
         if let register = object["register"] {
             if let spec = register as? [String: Any], let name = spec["type"] as? String, let type = AssetType(rawValue: name), type != .crypto,
-               spec["name"] == nil || spec["name"] is String {
+               spec["name"] == nil || spec["name"] is String,
+               spec["quote"] == nil || (spec["quote"] as? String).flatMap(AssetQuoteSource.Service.init(rawValue:)) != nil {
                 m.register = type
                 m.nameColumn = spec["name"] as? String
+                m.registerQuote = (spec["quote"] as? String).flatMap(AssetQuoteSource.Service.init(rawValue:))
             } else {
-                problems.append("'register' must be {\"type\": \"stock\", \"name\": \"COLUMN\"} (name optional; type etf, bond, mutual-fund, commodity, real-estate, cash, other)")
+                problems.append("'register' must be {\"type\": \"stock\", \"name\": \"COLUMN\", \"quote\": \"yahoo\"} (name and quote optional; quote yahoo or twelvedata; type etf, bond, mutual-fund, commodity, real-estate, cash, other)")
             }
         }
         if let text = object["delimiter"] {
@@ -191,7 +195,7 @@ public struct ImportMapping: Sendable, Equatable {
                         found = TransactionType(rawValue: word)
                     }
                     guard var type = found else {
-                        if skipOtherKinds { skipped[kindText.isEmpty ? "row without a kind" : TextEscaping.shortened(kindText), default: 0] += 1; return true }
+                        if skipOtherKinds { skipped[kindText.isEmpty ? "untyped" : TextEscaping.shortened(kindText), default: 0] += 1; return true }
                         throw LineProblem(kinds == nil ? "kind '\(TextEscaping.shortened(kindText))' is not a kind"
                             : "kind '\(TextEscaping.shortened(kindText))' is not among the mapping's values")
                     }
@@ -225,7 +229,8 @@ public struct ImportMapping: Sendable, Equatable {
                         row[.assetId] = code
                         if assets[code] == nil {
                             let currency = row[.currency].flatMap { CurrencyCode.parse($0)?.code } ?? "USD"
-                            assets[code] = Asset(id: code, name: cell("name") ?? code, type: register, currency: currency, createdDate: Date())
+                            assets[code] = Asset(id: code, name: cell("name") ?? code, type: register, currency: currency, createdDate: Date(),
+                                                 quote: registerQuote.map { AssetQuoteSource(service: $0, symbol: code) })
                         }
                     }
                 } catch {

@@ -14,7 +14,8 @@ extension StatementFormat {
 
     /// Charles Schwab's transactions CSV: USD only; a title line above the header and a `Transactions
     /// Total` line below are left out; `as of` dates are booked on their first date; dividends and
-    /// interest take their money from `Amount`; reinvested dividends are a dividend and a buy.
+    /// interest take their money from `Amount`; reinvested dividends are a dividend and a buy; a
+    /// symbol is registered as a stock priced by Yahoo (US tickers are Yahoo's symbols).
     static let schwabMapping = #"""
     {
       "date": {"column": "Date", "format": "MM/dd/yyyy *"},
@@ -33,7 +34,7 @@ extension StatementFormat {
       "money": {"column": "Amount"},
       "currency": {"value": "USD"},
       "note": {"column": "Description"},
-      "register": {"type": "stock", "name": "Description"}
+      "register": {"type": "stock", "name": "Description", "quote": "yahoo"}
     }
     """#
 
