@@ -22,7 +22,8 @@ struct Options {
     /// (registered assets priced by Yahoo and coins, against a local stand-in: `price refresh`,
     /// `price fetch-history` of 10 years, and reports with 10 years of 100 assets' quotes in the
     /// cache; at 10k only), `statements` (imports of broker and exchange statements of fixed sizes: a
-    /// 10k-row IBKR Flex Query; not run unless named), or several.
+    /// 10k-row IBKR Flex Query and DEGIRO Transactions.csv, a 100k-row Kraken ledger and Binance
+    /// statement; not run unless named), or several.
     var workloads = ["coins", "mixed", "history", "lots"]
     /// `--price-lines N`: the size of the `prices` workload (not run unless named: its import of 2M
     /// lines takes seconds a run), a price file of N lines of 50 coins' daily prices.
@@ -410,6 +411,71 @@ func ibkrStatement(rows n: Int) -> String {
     return trades + cash
 }
 
+/// A Kraken ledger of `n` rows: trades of five coins against USD, two legs sharing a refid, a minute apart.
+func krakenLedger(rows n: Int) -> String {
+    var g = SplitMix64(seed: 0x4B_0006)
+    let coins = ["XXBT", "XETH", "DOT", "SOL", "ADA"]
+    var held = [Int](repeating: 0, count: coins.count)
+    var out = #""txid","refid","time","type","subtype","aclass","asset","amount","fee","balance""# + "\n"
+    for i in 0..<n / 2 {
+        let k = Int(g.below(UInt64(coins.count)))
+        let time = ISODate.format(Date(timeIntervalSince1970: 1_577_836_800 + Double(i) * 60)).replacingOccurrences(of: "T", with: " ").prefix(19)
+        let units = Int(g.below(900)) + 100, price = 20 + k * 7
+        let selling = held[k] > units && g.below(4) == 0
+        held[k] += selling ? -units : units
+        let money = "\(units * price / 100).\(String(format: "%02d", units * price % 100))"
+        out += "\"L\(i)A\",\"R\(i)\",\"\(time)\",\"trade\",\"\",\"currency\",\"ZUSD\",\(selling ? "" : "-")\(money),0.2500,\"\"\n"
+        out += "\"L\(i)B\",\"R\(i)\",\"\(time)\",\"trade\",\"\",\"currency\",\"\(coins[k])\",\(selling ? "-" : "")\(units / 100).\(String(format: "%02d", units % 100)),0.0000000000,\"\"\n"
+    }
+    return out
+}
+
+/// A Binance transaction history of `n` rows: buys and sells of five coins against USDT, three rows
+/// each (the coin, the USDT, the fee in USDT), a second apart.
+func binanceStatement(rows n: Int) -> String {
+    var g = SplitMix64(seed: 0xB1_0007)
+    let coins = ["BTC", "ETH", "DOT", "SOL", "ADA"]
+    var held = [Int](repeating: 0, count: coins.count)
+    var out = "User_ID,UTC_Time,Account,Operation,Coin,Change,Remark\n"
+    for i in 0..<n / 3 {
+        let k = Int(g.below(UInt64(coins.count)))
+        let time = ISODate.format(Date(timeIntervalSince1970: 1_577_836_800 + Double(i))).replacingOccurrences(of: "T", with: " ").prefix(19)
+        let units = Int(g.below(900)) + 100, price = 20 + k * 7
+        let selling = held[k] > units && g.below(4) == 0
+        held[k] += selling ? -units : units
+        let money = "\(units * price / 100).\(String(format: "%02d", units * price % 100))"
+        let amount = "\(units / 100).\(String(format: "%02d", units % 100))"
+        if selling {
+            out += "1,\(time),Spot,Transaction Sold,\(coins[k]),-\(amount),\n1,\(time),Spot,Transaction Revenue,USDT,\(money),\n"
+        } else {
+            out += "1,\(time),Spot,Transaction Buy,\(coins[k]),\(amount),\n1,\(time),Spot,Transaction Spend,USDT,-\(money),\n"
+        }
+        out += "1,\(time),Spot,Transaction Fee,USDT,-0.10,\n"
+    }
+    return out
+}
+
+/// A DEGIRO Transactions.csv (the AutoFX layout, decimal commas) of `n` fills of 30 EUR products.
+func degiroTransactions(rows n: Int) -> String {
+    var g = SplitMix64(seed: 0xDE_0008)
+    var held = [Int](repeating: 0, count: 30)
+    var out = "Date,Time,Product,ISIN,Reference exchange,Venue,Quantity,Price,,Local value,,Value EUR,Exchange rate,AutoFX Fee,Transaction and/or third party fees EUR,Total EUR,Order ID,\n"
+    for i in 0..<n {
+        let k = Int(g.below(30))
+        let day = ISODate.dayText(17_000 + Int64(i / 8))  // from 2016-07-18, eight fills a day
+        let parts = day.split(separator: "-")
+        let date = "\(parts[2])-\(parts[1])-\(parts[0])"
+        let q = Int(g.below(20)) + 1, cents = 2_000 + k * 137
+        let selling = held[k] > q && g.below(4) == 0
+        held[k] += selling ? -q : q
+        func euros(_ c: Int) -> String { "\(c < 0 ? "-" : "")\(abs(c) / 100),\(String(format: "%02d", abs(c) % 100))" }
+        let value = (selling ? 1 : -1) * q * cents
+        out += "\(date),09:\(String(format: "%02d", i % 60)),PRODUCT \(k) UCITS ETF,IE00B5L8K\(String(format: "%03d", k)),XET,XETA,\(selling ? "-" : "")\(q),"
+            + "\"\(euros(cents))00\",EUR,\"\(euros(value))\",EUR,\"\(euros(value))\",,\"0,00\",\"-3,00\",\"\(euros(value - 300))\",,o\(i)-\(k)\n"
+    }
+    return out
+}
+
 func copyFile(_ from: String, _ to: String) {
     unlink(to)
     _ = try? FileManager.default.copyItem(atPath: from, toPath: to)
@@ -460,8 +526,16 @@ if let (n, dir) = options.generate {
     if options.workloads == ["statements"] {
         // Each statement beside a store whose portfolio tracks cash.
         _ = FileManager.default.createFile(atPath: dir + "/ibkr.csv", contents: Data(ibkrStatement(rows: 10_000).utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/kraken-ledger.csv", contents: Data(krakenLedger(rows: 100_000).utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/binance-statement.csv", contents: Data(binanceStatement(rows: 100_000).utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/degiro-transactions.csv", contents: Data(degiroTransactions(rows: 10_000).utf8))
         let book = Book(transactions: [], manualPrices: [], portfolios: [Portfolio(name: Portfolio.mainName, trackCash: true)])
         _ = FileManager.default.createFile(atPath: dir + "/portfolio.json", contents: Data(PortfolioCodec.encode(book)))
+        // The crypto statements' trades go into a portfolio without cash; DEGIRO's EUR fills into a EUR one.
+        let plain = Book(transactions: [], manualPrices: [], portfolios: [Portfolio(name: Portfolio.mainName)])
+        _ = FileManager.default.createFile(atPath: dir + "/portfolio-plain.json", contents: Data(PortfolioCodec.encode(plain)))
+        let eur = Book(transactions: [], manualPrices: [], portfolios: [Portfolio(name: Portfolio.mainName, baseCurrency: "EUR")])
+        _ = FileManager.default.createFile(atPath: dir + "/portfolio-eur.json", contents: Data(PortfolioCodec.encode(eur)))
         print("wrote statements to \(dir)")
         exit(0)
     }
@@ -690,6 +764,10 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
         // Each import into the empty cash-tracking store, every run.
         commands = [
             ("import --format ibkr (10k rows)", ["import", "\(dir)/ibkr.csv", "--format", "ibkr"], true, nil, nil),
+            ("import --format degiro (10k rows)", ["import", "\(dir)/degiro-transactions.csv", "--format", "degiro"], true, nil, "portfolio-eur.json"),
+            ("import --format kraken-ledger (100k rows)", ["import", "\(dir)/kraken-ledger.csv", "--format", "kraken-ledger"], true, nil, "portfolio-plain.json"),
+            ("import --format binance-statement (100k rows)", ["import", "\(dir)/binance-statement.csv", "--format", "binance-statement"], true, nil,
+             "portfolio-plain.json"),
         ]
     }
     /// Commands that start from an empty price cache on every run.

@@ -36,12 +36,14 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    static var amsterdam: TimeZone { TimeZone(identifier: "Europe/Amsterdam") ?? TimeZone(identifier: "UTC") ?? .current }
+    static let amsterdam = TimeZone(identifier: "Europe/Amsterdam") ?? TimeZone(identifier: "UTC") ?? .current
 
     /// `19-12-2022` and `18:33` as the instant in Amsterdam (the day alone without a time).
+    static let degiroDay = DateFormat("dd-MM-yyyy"), degiroTime = DateFormat("dd-MM-yyyy HH:mm")
+
     static func degiroDate(_ day: String, _ time: String) -> String? {
-        if time.isEmpty { return DateFormat("dd-MM-yyyy")?.recordText(day, in: amsterdam) }
-        return DateFormat("dd-MM-yyyy HH:mm")?.recordText(day + " " + time, in: amsterdam)
+        if time.isEmpty { return degiroDay?.recordText(day, in: amsterdam) }
+        return degiroTime?.recordText(day + " " + time, in: amsterdam)
     }
 
     /// A product's asset type: an ETF when its name says so, else a stock.

@@ -172,6 +172,19 @@ struct StatementTable {
 /// negative (`(12.50)`), `0E-8`, spaces between thousands; exact, never via `Double`.
 enum StatementNumber {
     static func parse(_ raw: String, decimalComma: Bool = false) -> Decimal? {
+        if raw.utf8.allSatisfy({ $0 < 0x80 }) {
+            // The common case, byte by byte (a statement has a number in every other cell).
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(raw.utf8.count)
+            for b in raw.utf8 where b != 0x20 && b != UInt8(ascii: "'") {
+                if decimalComma && b == UInt8(ascii: ".") { continue }
+                bytes.append(decimalComma && b == UInt8(ascii: ",") ? UInt8(ascii: ".") : b)
+            }
+            var negative = false
+            if bytes.first == UInt8(ascii: "("), bytes.last == UInt8(ascii: ")") { negative = true; bytes = Array(bytes.dropFirst().dropLast()) }
+            guard !bytes.isEmpty, let value = ExchangeNumber.parse(String(decoding: bytes, as: UTF8.self)) else { return nil }
+            return negative ? -value : value
+        }
         var text = raw.filter { !" \u{00A0}\u{202F}'".contains($0) }
         var negative = false
         if text.hasPrefix("("), text.hasSuffix(")") { negative = true; text = String(text.dropFirst().dropLast()) }
