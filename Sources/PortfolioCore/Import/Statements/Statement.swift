@@ -9,6 +9,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case ibkr
     case krakenLedger = "kraken-ledger"
     case binanceStatement = "binance-statement"
+    case koinly
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -16,6 +17,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .ibkr: "Interactive Brokers Flex Query"
         case .krakenLedger: "Kraken ledger"
         case .binanceStatement: "Binance transaction history"
+        case .koinly: "Koinly universal CSV"
         }
     }
 
@@ -26,6 +28,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
                      ["CurrencyPrimary", "Type", "Amount", "SettleDate"], ["CurrencyPrimary", "AssetClass", "Symbol"]]
         case .krakenLedger: [["txid", "refid", "time", "type", "asset", "amount", "fee"]]
         case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
+        case .koinly: [["Date", "Sent Amount", "Sent Currency", "Received Amount", "Received Currency"]]
         }
     }
 }
@@ -57,6 +60,7 @@ public enum StatementImport {
         case .ibkr: try m.ibkr(bytes)
         case .krakenLedger: try m.krakenLedger(bytes)
         case .binanceStatement: try m.binanceStatement(bytes, fileName: options.fileName, offset: options.utcOffsetSeconds)
+        case .koinly: try m.koinly(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
