@@ -45,4 +45,43 @@ final class InterchangeCLITests: XCTestCase {
         XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 6 already recorded"), again.out)
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 6)
     }
+
+    /// Export-To-Ghostfolio's CoinTracking sample (research 5.1), with its BOM and mixed date formats.
+    static let coinTracking = "\u{FEFF}" + """
+    "Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date","Tx-ID"
+    "Staking","0.00100000","BTC","","","2.00000000","EUR","Kraken","","","18.01.2025 15:18:55",""
+    "Trade","0.00550000","BTC","500.00000000","EUR","19.00000000","EUR","Kraken","","","2025-01-01 10:12:27",""
+    "Trade","0.00110000","BTC","100.00000000","EUR","1.00000000","EUR","Pocket Bitcoin","","","2024-12-06 10:12:27",""
+    "Trade","200.00000000","EUR","0.00220000","BTC","2.00000000","EUR","Kraken","","","2025-01-11 10:12:27",""
+    "Deposit","0.00100000","BTC","","","0.00000000","","","","","2024-12-25 10:12:27",""
+    "Withdrawal","","","0.00100000","BTC","0.00000000","","","","","2025-01-11 10:12:27",""
+
+    """
+
+    func testACoinTrackingTableIsRecognisedAndImportedOnce() throws {
+        let s = Sandbox(now: "2026-11-20T00:00:00Z")
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        let file = s.write("CoinTracking_Trade_Table.csv", Self.coinTracking)
+        let r = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(r.err.contains("Recognised the CoinTracking trade table (as with --format cointracking)"), r.err)
+        XCTAssertTrue(r.out.hasPrefix("From the CoinTracking trade table: 2 buys, 1 sell, 1 transfer in, 1 transfer out, 1 reward"), r.out)
+        XCTAssertTrue(r.out.contains("Imported 6 transactions"), r.out)
+
+        let txs = try s.loadPortfolio().transactions.sorted { ($0.date, $0.type.rawValue) < ($1.date, $1.type.rawValue) }
+        XCTAssertEqual(txs.map(\.type), [.buy, .transferIn, .buy, .sell, .transferOut, .reward])
+        XCTAssertEqual(ISODate.format(txs[5].date), "2025-01-18T15:18:55Z")
+        XCTAssertEqual(txs[2].totalValue?.text, "500")
+        XCTAssertEqual(txs[2].feeValue?.text, "19")
+        XCTAssertEqual(txs[3].totalValue?.text, "200")
+
+        // Average cost: 0.0011 for 101, 0.001 at 0, 0.0055 for 519: 0.0076 for 620; 0.0032 leaves
+        // (sold and sent), 620 × 0.0044 / 0.0076 = 358.95 stays; the reward adds 0.001 at no cost.
+        let h = s.ok(["-p", "eu", "holdings", "--json"]).out
+        XCTAssertTrue(h.contains(#""totalAmount": "0.0054""#), h)
+        XCTAssertTrue(h.contains(#""totalCost": "358.95""#), h)
+
+        let again = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 6 already recorded"), again.out)
+        XCTAssertEqual(try s.loadPortfolio().transactions.count, 6)
+    }
 }

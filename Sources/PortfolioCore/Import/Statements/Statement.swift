@@ -10,6 +10,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case krakenLedger = "kraken-ledger"
     case binanceStatement = "binance-statement"
     case koinly
+    case coinTracking = "cointracking"
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -18,6 +19,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .krakenLedger: "Kraken ledger"
         case .binanceStatement: "Binance transaction history"
         case .koinly: "Koinly universal CSV"
+        case .coinTracking: "CoinTracking trade table"
         }
     }
 
@@ -29,6 +31,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .krakenLedger: [["txid", "refid", "time", "type", "asset", "amount", "fee"]]
         case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
         case .koinly: [["Date", "Sent Amount", "Sent Currency", "Received Amount", "Received Currency"]]
+        case .coinTracking: [["Type", "Buy", "Cur.", "Sell", "Exchange", "Date"],
+                             ["Type", "Buy Amount", "Buy Currency", "Sell Amount", "Sell Currency", "Date"]]
         }
     }
 }
@@ -61,6 +65,7 @@ public enum StatementImport {
         case .krakenLedger: try m.krakenLedger(bytes)
         case .binanceStatement: try m.binanceStatement(bytes, fileName: options.fileName, offset: options.utcOffsetSeconds)
         case .koinly: try m.koinly(bytes)
+        case .coinTracking: try m.coinTracking(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
