@@ -84,4 +84,46 @@ final class InterchangeCLITests: XCTestCase {
         XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 6 already recorded"), again.out)
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 6)
     }
+
+    /// rotki's and Export-To-Ghostfolio's rows (research 4.3); the ETH→BTC exchange and the transfer
+    /// are written after them for this test.
+    static let cryptoCom = """
+    Timestamp (UTC),Transaction Description,Currency,Amount,To Currency,To Amount,Native Currency,Native Amount,Native Amount (in USD),Transaction Kind
+    2020-07-27 06:59:55,Buy ETH,ETH,1.0,,,EUR,281.14,332.911931,crypto_purchase
+    2020-08-03 04:45:34,Crypto Earn,ETH,0.00061475,,,EUR,0.19,0.2249885,crypto_earn_interest_paid
+    2021-07-19 18:56:00,EUR -> BTC,EUR,-78.01,BTC,0.003,EUR,79.03,98.39247273,viban_purchase
+    2021-08-01 10:00:00,ETH -> BTC,ETH,-0.5,BTC,0.01,EUR,1000.0,1180.0,crypto_exchange
+    2021-08-02 10:00:00,Transfer: App wallet -> Exchange,BTC,-0.001,,,EUR,30,35,crypto_to_exchange_transfer
+
+    """
+
+    func testACryptoComExportIsRecognisedAndImportedOnce() throws {
+        let s = Sandbox(now: "2026-11-20T00:00:00Z")
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        let file = s.write("crypto_transactions_record.csv", Self.cryptoCom)
+        let r = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(r.err.contains("Recognised the Crypto.com App transaction history (as with --format cryptocom)"), r.err)
+        XCTAssertTrue(r.out.hasPrefix("From the Crypto.com App transaction history: 2 buys, 1 reward, 1 swap; skipped: 1 internal move row"), r.out)
+        XCTAssertTrue(r.out.contains("Imported 5 transactions"), r.out)
+
+        let txs = try s.loadPortfolio().transactions.sorted { ($0.date, $0.type.rawValue) < ($1.date, $1.type.rawValue) }
+        XCTAssertEqual(txs.map(\.type), [.buy, .reward, .buy, .buy, .sell])
+        XCTAssertEqual(txs[0].totalValue?.text, "281.14")
+        XCTAssertEqual(txs[1].priceValue?.text, "309.068727124847498983")
+        XCTAssertEqual(txs[2].totalValue?.text, "78.01")
+        XCTAssertEqual(ISODate.format(txs[4].date), "2021-08-01T10:00:00Z")
+        XCTAssertEqual(txs[4].totalValue?.text, "1000")
+
+        // Average cost. ETH: 1 for 281.14 and 0.00061475 worth 0.19 (281.33), 0.5 swapped away:
+        // 281.33 × 0.50061475 / 1.00061475 = 140.75. BTC: 0.003 for 78.01 and 0.01 for 1000.
+        let h = s.ok(["-p", "eu", "holdings", "--json"]).out
+        XCTAssertTrue(h.contains(#""totalAmount": "0.50061475""#), h)
+        XCTAssertTrue(h.contains(#""totalCost": "140.75""#), h)
+        XCTAssertTrue(h.contains(#""totalAmount": "0.013""#), h)
+        XCTAssertTrue(h.contains(#""totalCost": "1078.01""#), h)
+
+        let again = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 5 already recorded"), again.out)
+        XCTAssertEqual(try s.loadPortfolio().transactions.count, 5)
+    }
 }

@@ -11,6 +11,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case binanceStatement = "binance-statement"
     case koinly
     case coinTracking = "cointracking"
+    case cryptoCom = "cryptocom"
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -20,6 +21,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .binanceStatement: "Binance transaction history"
         case .koinly: "Koinly universal CSV"
         case .coinTracking: "CoinTracking trade table"
+        case .cryptoCom: "Crypto.com App transaction history"
         }
     }
 
@@ -33,6 +35,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .koinly: [["Date", "Sent Amount", "Sent Currency", "Received Amount", "Received Currency"]]
         case .coinTracking: [["Type", "Buy", "Cur.", "Sell", "Exchange", "Date"],
                              ["Type", "Buy Amount", "Buy Currency", "Sell Amount", "Sell Currency", "Date"]]
+        case .cryptoCom: [["Timestamp (UTC)", "Transaction Description", "Currency", "Amount", "Transaction Kind"]]
         }
     }
 }
@@ -66,6 +69,7 @@ public enum StatementImport {
         case .binanceStatement: try m.binanceStatement(bytes, fileName: options.fileName, offset: options.utcOffsetSeconds)
         case .koinly: try m.koinly(bytes)
         case .coinTracking: try m.coinTracking(bytes)
+        case .cryptoCom: try m.cryptoCom(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
