@@ -27,7 +27,7 @@ public struct PresetRows: Sendable {
 
     /// The order kinds are counted in.
     public static let kindOrder = ["buy", "sell", "transfer-in", "transfer-out", "reward", "swap", "dividend", "interest", "deposit",
-                                   "withdrawal", "expense", "fee", "cash exchange"]
+                                   "withdrawal", "expense", "fee", "spend", "cash exchange"]
 
     /// What each kind became, for people: `12 buys, 3 transfers in, 2 rewards, 1 swap; skipped: 1 crypto-to-crypto trade`.
     public var summary: String {

@@ -9,10 +9,13 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case ibkr
     case krakenLedger = "kraken-ledger"
     case binanceStatement = "binance-statement"
-    case schwab
-    case revolut
     case degiro
     case trading212
+    case cryptoCom = "cryptocom"
+    case schwab
+    case revolut
+    case koinly
+    case coinTracking = "cointracking"
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -24,6 +27,9 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .revolut: "Revolut trading statement"
         case .degiro: "DEGIRO export"
         case .trading212: "Trading 212 history"
+        case .koinly: "Koinly universal CSV"
+        case .coinTracking: "CoinTracking trade table"
+        case .cryptoCom: "Crypto.com App transaction history"
         }
     }
 
@@ -41,6 +47,10 @@ public enum StatementFormat: String, CaseIterable, Sendable {
                        ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
                        ["Produkt", "ISIN", "Anzahl", "Kurs"]]
         case .trading212: [["Action", "ISIN", "No. of shares"]]
+        case .koinly: [["Date", "Sent Amount", "Sent Currency", "Received Amount", "Received Currency"]]
+        case .coinTracking: [["Type", "Buy", "Cur.", "Sell", "Exchange", "Date"],
+                             ["Type", "Buy Amount", "Buy Currency", "Sell Amount", "Sell Currency", "Date"]]
+        case .cryptoCom: [["Timestamp (UTC)", "Transaction Description", "Currency", "Amount", "Transaction Kind"]]
         }
     }
 }
@@ -79,6 +89,9 @@ public enum StatementImport {
         case .schwab, .revolut: break  // mappings, read above
         case .degiro: try m.degiro(bytes)
         case .trading212: try m.trading212(bytes)
+        case .koinly: try m.koinly(bytes)
+        case .coinTracking: try m.coinTracking(bytes)
+        case .cryptoCom: try m.cryptoCom(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
