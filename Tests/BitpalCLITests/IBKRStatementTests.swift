@@ -54,7 +54,7 @@ final class IBKRStatementTests: XCTestCase {
         let r = s.ok(["import", file])
         XCTAssertTrue(s.run(["import", file]).err.contains("Recognised the Interactive Brokers Flex Query (as with --format ibkr)"))
         XCTAssertTrue(r.out.contains("From the Interactive Brokers Flex Query: 2 buys, 1 dividend, 1 interest payment, 3 deposits, 1 withdrawal, "
-            + "2 expenses, 1 cash exchange; skipped: 1 opt trade row (not a stock, ETF, fund or bond), 1 order row (a summary of executions), "
+            + "2 expenses, 1 cash exchange; skipped: 1 OPT trade row (not a stock, ETF, fund or bond), 1 order row (a summary of executions), "
             + "1 price adjustments row."), r.out)
         XCTAssertTrue(r.out.contains("Added assets EXPO, VTI."), r.out)
         let book = try s.loadPortfolio()

@@ -125,7 +125,7 @@ extension ExchangeImport.Mapper {
         case "STK", "": type = t.cell(r, "SubCategory").uppercased() == "ETF" ? .etf : .stock
         case "FUND": type = .mutualFund
         case "BOND": type = .bond
-        default: skip("\(category.lowercased()) trade (not a stock, ETF, fund or bond)"); return
+        default: skip("\(category) trade (not a stock, ETF, fund or bond)"); return
         }
         let code = Self.ibkrCode(r, t)
         guard !code.isEmpty else { skip("trade (no symbol or ISIN)"); return }
