@@ -13,6 +13,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case revolut
     case degiro
     case trading212
+    case fidelity
 
     /// How summaries and messages name the file: `Interactive Brokers Flex Query`.
     public var title: String {
@@ -24,6 +25,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .revolut: "Revolut trading statement"
         case .degiro: "DEGIRO export"
         case .trading212: "Trading 212 history"
+        case .fidelity: "Fidelity account history"
         }
     }
 
@@ -41,6 +43,9 @@ public enum StatementFormat: String, CaseIterable, Sendable {
                        ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
                        ["Produkt", "ISIN", "Anzahl", "Kurs"]]
         case .trading212: [["Action", "ISIN", "No. of shares"]]
+        case .fidelity: [["Run Date", "Action", "Symbol", "Security Description", "Price ($)", "Amount ($)"],
+                         ["Run Date", "Account", "Action", "Symbol", "Security Description", "Amount ($)"],
+                         ["Run Date", "Account Number", "Action", "Symbol", "Exchange Currency", "Amount"]]
         }
     }
 }
@@ -79,6 +84,7 @@ public enum StatementImport {
         case .schwab, .revolut: break  // mappings, read above
         case .degiro: try m.degiro(bytes)
         case .trading212: try m.trading212(bytes)
+        case .fidelity: try m.fidelity(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
