@@ -22,7 +22,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .krakenLedger: "Kraken ledger"
         case .binanceStatement: "Binance transaction history"
         case .schwab: "Charles Schwab transactions"
-        case .revolut: "Revolut trading statement"
+        case .revolut: "Revolut statement"
         case .degiro: "DEGIRO export"
         case .trading212: "Trading 212 history"
         case .fidelity: "Fidelity account history"
@@ -37,7 +37,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .krakenLedger: [["txid", "refid", "time", "type", "asset", "amount", "fee"]]
         case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
         case .schwab: [["Date", "Action", "Symbol", "Description", "Quantity", "Price", "Fees & Comm", "Amount"]]
-        case .revolut: [["Date", "Ticker", "Type", "Quantity", "Price per share", "Total Amount", "Currency"]]
+        case .revolut: [["Date", "Ticker", "Type", "Quantity", "Price per share", "Total Amount", "Currency"],
+                        ["Symbol", "Type", "Quantity", "Price", "Value", "Fees", "Date"]]
         case .degiro: [["Valutadatum", "Omschrijving", "Mutatie"], ["Value date", "Description", "Change", "Order Id"],
                        ["Valutadatum", "Beschreibung", "Änderung"], ["Data Valor", "Descrição", "Mudança"],
                        ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
@@ -70,6 +71,8 @@ public struct StatementOptions: Sendable {
 public enum StatementImport {
     /// The file's rows as bitpal's import rows, with the assets it names and what it skipped.
     public static func rows(_ bytes: [UInt8], format: StatementFormat, options: StatementOptions) throws(ImportFailure) -> PresetRows {
+        // Revolut's crypto statement is read by code; its trading statement by the mapping.
+        if format == .revolut, let crypto = try ExchangeImport.Mapper.revolutCrypto(bytes, options: options) { return crypto }
         if let text = format.mapping {
             // A preset written as a mapping reads as `import --map` with that mapping does.
             return try ImportMapping.read(Array(text.utf8)).rows(bytes, tracksCash: options.tracksCash)
