@@ -70,7 +70,7 @@ final class MappedPresetTests: XCTestCase {
 
         """)
         let r = s.ok(["import", file])
-        XCTAssertTrue(r.out.contains("From the Revolut trading statement: 3 buys, 1 dividend, 1 deposit, 1 withdrawal, 1 expense; skipped: 1 STOCK SPLIT row."), r.out)
+        XCTAssertTrue(r.out.contains("From the Revolut statement: 3 buys, 1 dividend, 1 deposit, 1 withdrawal, 1 expense; skipped: 1 STOCK SPLIT row."), r.out)
         let book = try s.loadPortfolio()
         let buys = book.transactions.filter { $0.type == .buy }.sorted { $0.date < $1.date }
         // A buy is its total; the leaked comma is a decimal comma (0.76672417, not 76672417).

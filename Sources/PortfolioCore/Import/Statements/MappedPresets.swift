@@ -8,7 +8,7 @@ extension StatementFormat {
         switch self {
         case .schwab: Self.schwabMapping
         case .revolut: Self.revolutMapping
-        case .ibkr, .krakenLedger, .binanceStatement, .degiro, .trading212, .koinly, .coinTracking, .cryptoCom: nil
+        case .ibkr, .krakenLedger, .binanceStatement, .degiro, .trading212, .cryptoCom, .fidelity, .koinly, .coinTracking: nil
         }
     }
 

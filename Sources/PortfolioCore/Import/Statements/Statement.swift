@@ -13,6 +13,7 @@ public enum StatementFormat: String, CaseIterable, Sendable {
     case trading212
     case cryptoCom = "cryptocom"
     case schwab
+    case fidelity
     case revolut
     case koinly
     case coinTracking = "cointracking"
@@ -24,12 +25,13 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .krakenLedger: "Kraken ledger"
         case .binanceStatement: "Binance transaction history"
         case .schwab: "Charles Schwab transactions"
-        case .revolut: "Revolut trading statement"
+        case .revolut: "Revolut statement"
         case .degiro: "DEGIRO export"
         case .trading212: "Trading 212 history"
         case .koinly: "Koinly universal CSV"
         case .coinTracking: "CoinTracking trade table"
         case .cryptoCom: "Crypto.com App transaction history"
+        case .fidelity: "Fidelity account history"
         }
     }
 
@@ -41,7 +43,8 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .krakenLedger: [["txid", "refid", "time", "type", "asset", "amount", "fee"]]
         case .binanceStatement: [["Operation", "Coin", "Change", "UTC_Time"], ["Operation", "Coin", "Change", "Time"]]
         case .schwab: [["Date", "Action", "Symbol", "Description", "Quantity", "Price", "Fees & Comm", "Amount"]]
-        case .revolut: [["Date", "Ticker", "Type", "Quantity", "Price per share", "Total Amount", "Currency"]]
+        case .revolut: [["Date", "Ticker", "Type", "Quantity", "Price per share", "Total Amount", "Currency"],
+                        ["Symbol", "Type", "Quantity", "Price", "Value", "Fees", "Date"]]
         case .degiro: [["Valutadatum", "Omschrijving", "Mutatie"], ["Value date", "Description", "Change", "Order Id"],
                        ["Valutadatum", "Beschreibung", "Änderung"], ["Data Valor", "Descrição", "Mudança"],
                        ["Product", "ISIN", "Quantity", "Local value"], ["Product", "ISIN", "Aantal", "Lokale waarde"],
@@ -51,6 +54,9 @@ public enum StatementFormat: String, CaseIterable, Sendable {
         case .coinTracking: [["Type", "Buy", "Cur.", "Sell", "Exchange", "Date"],
                              ["Type", "Buy Amount", "Buy Currency", "Sell Amount", "Sell Currency", "Date"]]
         case .cryptoCom: [["Timestamp (UTC)", "Transaction Description", "Currency", "Amount", "Transaction Kind"]]
+        case .fidelity: [["Run Date", "Action", "Symbol", "Security Description", "Price ($)", "Amount ($)"],
+                         ["Run Date", "Account", "Action", "Symbol", "Security Description", "Amount ($)"],
+                         ["Run Date", "Account Number", "Action", "Symbol", "Exchange Currency", "Amount"]]
         }
     }
 }
@@ -75,6 +81,8 @@ public struct StatementOptions: Sendable {
 public enum StatementImport {
     /// The file's rows as bitpal's import rows, with the assets it names and what it skipped.
     public static func rows(_ bytes: [UInt8], format: StatementFormat, options: StatementOptions) throws(ImportFailure) -> PresetRows {
+        // Revolut's crypto statement is read by code; its trading statement by the mapping.
+        if format == .revolut, let crypto = try ExchangeImport.Mapper.revolutCrypto(bytes, options: options) { return crypto }
         if let text = format.mapping {
             // A preset written as a mapping reads as `import --map` with that mapping does.
             return try ImportMapping.read(Array(text.utf8)).rows(bytes, tracksCash: options.tracksCash)
@@ -92,6 +100,7 @@ public enum StatementImport {
         case .koinly: try m.koinly(bytes)
         case .coinTracking: try m.coinTracking(bytes)
         case .cryptoCom: try m.cryptoCom(bytes)
+        case .fidelity: try m.fidelity(bytes)
         }
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result

@@ -1,0 +1,174 @@
+import Foundation
+
+/// Fidelity's account history CSV (`import --format fidelity`), in its per-account layouts
+/// (`Run Date,Action,Symbol,Security Description,…,Amount ($),Settlement Date`, with or without
+/// `Account`) and the 2025 all-accounts one (`…,Currency,Price,Quantity,…,Amount,…`). Blank lines
+/// above the header and the legal footer below the rows (`Date downloaded …`) are left out. Dates are
+/// `MM/dd/yyyy` days; money is USD unless a `Currency` column says otherwise.
+///
+/// The Action is free text, classified by how it starts:
+/// - `YOU BOUGHT` and `REINVESTMENT` are buys, `YOU SOLD` a sell (its quantity is negative in the
+///   file): quantity × price, with Commission + Fees as the fee.
+/// - `DIVIDEND RECEIVED` is a dividend of `Amount`; `FOREIGN TAX PAID` on the same symbol and day is
+///   joined into it as the tax withheld, else it is an expense.
+/// - `TRANSFERRED FROM` and `DIRECT DEPOSIT` are deposits, `TRANSFERRED TO` and `DIRECT DEBIT`
+///   withdrawals, interest (`INTEREST`, `MUNI EXEMPT INT`, `MARGIN INTEREST`) interest received or,
+///   when negative, an expense: all of `Amount`, to cash.
+/// - Everything else (redemptions, mergers, journaled shares …) is counted by its first words.
+/// Tickers are registered as stocks quoted by Yahoo (`yahoo:SYMBOL`, US listings); a CUSIP in the
+/// Symbol column (a bond, a CD, a Treasury) is registered as a bond with no quote source.
+extension ExchangeImport.Mapper {
+    /// What an Action becomes, by the words it starts with.
+    enum FidelityKind { case buy, sell, dividend, foreignTax, deposit, withdrawal, interest }
+
+    static let fidelityPrefixes: [(String, FidelityKind)] = [
+        ("YOU BOUGHT", .buy), ("REINVESTMENT", .buy), ("YOU SOLD", .sell),
+        ("DIVIDEND RECEIVED", .dividend), ("FOREIGN TAX PAID", .foreignTax),
+        ("TRANSFERRED FROM", .deposit), ("DIRECT DEPOSIT", .deposit),
+        ("TRANSFERRED TO", .withdrawal), ("DIRECT DEBIT", .withdrawal),
+        ("INTEREST", .interest), ("MUNI EXEMPT INT", .interest), ("MARGIN INTEREST", .interest),
+    ]
+
+    static func fidelityKind(_ action: String) -> FidelityKind? {
+        let upper = action.trimmedSpaces.uppercased()
+        return fidelityPrefixes.first { upper.hasPrefix($0.0) }?.1
+    }
+
+    /// A CUSIP: nine letters and digits, some of them digits (`912797GL5`).
+    static func isCUSIP(_ symbol: String) -> Bool {
+        symbol.utf8.count == 9 && symbol.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } && symbol.contains { $0.isNumber }
+    }
+
+    mutating func fidelity(_ bytes: [UInt8]) throws(ImportFailure) {
+        let table = try StatementTable.read(bytes, required: [["Run Date", "Date"], ["Action"], ["Symbol"], ["Amount ($)", "Amount"]],
+                                            what: "Fidelity account history")
+        guard let dayFormat = DateFormat("MM/dd/yyyy") else { return }
+        let utc = TimeZone(identifier: "UTC") ?? .current
+        var occurrences: [String: Int] = [:]
+        var groups: [FidelityDividendGroup] = []
+        var groupIndex: [String: Int] = [:]
+        var inFooter = false
+        for r in table.records {
+            if inFooter { continue }
+            let dateText = table.cell(r, "Run Date", "Date")
+            let action = table.cell(r, "Action")
+            let amountText = table.cell(r, "Amount ($)", "Amount")
+            guard let day = dayFormat.recordText(dateText, in: utc) else {
+                // The legal footer (`Date downloaded …`): text, no money; it and all below it are left out.
+                if amountText.isEmpty || ExchangeNumber.parse(amountText) == nil { inFooter = true; continue }
+                problems.append("line \(r.line): Run Date '\(TextEscaping.shortened(dateText))' is not a Fidelity date (MM/dd/yyyy)")
+                continue
+            }
+            let key = r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}")
+            occurrences[key, default: 0] += 1
+            let rowID = id("row:" + key + "#\(occurrences[key] ?? 1)")
+            guard let kind = Self.fidelityKind(action) else {
+                let words = action.uppercased().split(separator: " ").prefix(2).joined(separator: " ").lowercased()
+                skip(words.isEmpty ? "row without an action" : words)
+                continue
+            }
+            let currencyCell = table.cell(r, "Currency").uppercased()
+            let currency = currencyCell.isEmpty ? "USD" : currencyCell
+            let symbol = String(table.cell(r, "Symbol").uppercased().reversed().drop { $0 == "*" }.reversed())
+            let description = table.cell(r, "Security Description", "Description")
+            let name = description.lowercased() == "no description" ? "" : description
+            let notes = "Fidelity " + action
+            guard CurrencyCode.isSupported(currency) else { skip("\(action.split(separator: " ").prefix(2).joined(separator: " ").lowercased()) (in \(currency))"); continue }
+
+            switch kind {
+            case .buy, .sell:
+                guard let quantity = number(table.cell(r, "Quantity"), line: r.line, column: "Quantity"),
+                      let price = number(table.cell(r, "Price ($)", "Price"), line: r.line, column: "Price") else { continue }
+                var fee: Decimal = 0
+                for column in ["Commission ($)", "Commission", "Fees ($)", "Fees"] where table.has(column) && !table.cell(r, column).isEmpty {
+                    guard let f = number(table.cell(r, column), line: r.line, column: column) else { continue }
+                    fee += f < 0 ? -f : f
+                }
+                let amount = quantity < 0 ? -quantity : quantity
+                guard amount > 0 else { skip("trade (quantity zero)"); continue }
+                guard let asset = fidelityAsset(symbol, name: name, currency: currency) else { skip("trade (no symbol bitpal can keep as a code)"); continue }
+                money = currency
+                let before = rows.count
+                add(line: r.line, type: kind == .buy ? "buy" : "sell", coin: asset, amount: amount, price: price < 0 ? -price : price, fee: fee,
+                    date: day, notes: notes)
+                if rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
+            case .dividend, .foreignTax:
+                guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
+                let groupKey = "\(symbol)|\(day)|\(currency)"
+                let i: Int
+                if let found = groupIndex[groupKey] {
+                    i = found
+                } else {
+                    i = groups.count
+                    groupIndex[groupKey] = i
+                    groups.append(FidelityDividendGroup(symbol: symbol, name: name, day: day, currency: currency, line: r.line, id: rowID, notes: notes))
+                }
+                if kind == .dividend {
+                    if groups[i].dividendLine == nil { groups[i].dividendLine = r.line; groups[i].id = rowID; groups[i].notes = notes }
+                    groups[i].amount += value
+                } else {
+                    groups[i].tax -= value
+                    groups[i].taxRows.append((r.line, -value, rowID, notes))
+                }
+            case .deposit, .withdrawal:
+                guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
+                // The Action says which way; a sign against it (a reversal) is taken as the cash moved.
+                let type = value < 0 ? "withdrawal" : (value > 0 ? "deposit" : (kind == .deposit ? "deposit" : "withdrawal"))
+                cash(line: r.line, type: type, amount: value < 0 ? -value : value, currency: currency, date: day, notes: notes, id: rowID)
+            case .interest:
+                guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
+                cash(line: r.line, type: value < 0 ? "expense" : "interest", amount: value < 0 ? -value : value, currency: currency, date: day,
+                     notes: notes, id: rowID)
+            }
+        }
+        for g in groups {
+            guard g.dividendLine != nil else {
+                // Tax without its dividend in the file: an expense (a refund, money in).
+                for (line, tax, rowID, notes) in g.taxRows {
+                    cash(line: line, type: tax < 0 ? "deposit" : "expense", amount: tax < 0 ? -tax : tax, currency: g.currency, date: g.day,
+                         notes: notes, id: rowID)
+                }
+                continue
+            }
+            guard let asset = fidelityAsset(g.symbol, name: g.name, currency: g.currency) else { skip("dividend (no symbol bitpal can keep as a code)"); continue }
+            if g.tax < 0 {
+                problems.append("line \(g.line): the dividend of \(asset) on \(g.day) has more foreign tax refunded (\(DecimalFormatting.exact(-g.tax))) than paid")
+                continue
+            }
+            dividend(line: g.dividendLine ?? g.line, asset: asset, amount: g.amount, tax: g.tax, currency: g.currency, date: g.day, notes: g.notes, id: g.id)
+        }
+    }
+
+    /// Registers the symbol of a row: a ticker as a stock quoted by Yahoo, a CUSIP as a bond without a quote.
+    mutating func fidelityAsset(_ symbol: String, name: String, currency: String) -> String? {
+        guard !symbol.isEmpty else { return nil }
+        if Self.isCUSIP(symbol) { return register(symbol, name: name, type: .bond, currency: currency) }
+        let quote = AssetQuoteSource(service: .yahoo, symbol: symbol.replacingOccurrences(of: ".", with: "-").replacingOccurrences(of: "/", with: "-"))
+        return register(symbol, name: name, type: .stock, currency: currency, quote: quote)
+    }
+}
+
+/// The dividend and foreign-tax rows of one symbol on one day.
+struct FidelityDividendGroup {
+    var symbol: String
+    var name: String
+    var day: String
+    var currency: String
+    var line: Int
+    var id: String
+    var notes: String
+    var amount: Decimal = 0
+    var tax: Decimal = 0
+    var dividendLine: Int?
+    var taxRows: [(Int, Decimal, String, String)] = []
+
+    init(symbol: String, name: String, day: String, currency: String, line: Int, id: String, notes: String) {
+        self.symbol = symbol
+        self.name = name
+        self.day = day
+        self.currency = currency
+        self.line = line
+        self.id = id
+        self.notes = notes
+    }
+}
