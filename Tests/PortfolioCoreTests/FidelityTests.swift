@@ -52,9 +52,9 @@ final class FidelityTests: XCTestCase {
         XCTAssertEqual(StatementImport.recognise(Array(Self.allAccounts.utf8)), .fidelity)
         let result = try read(Self.allAccounts)
         XCTAssertEqual(describe(result.rows), [
-            "buy BND 9.598 USD at 74.29 fee 0 2025-12-03",
-            "buy WM 18 USD at 208.64 fee 0 2025-11-17",
-            "sell VVV 341 USD at 30.44 fee 0 2025-11-24",
+            "buy BND 9.598 USD at 74.294644717649510315 fee 0 total 713.08 2025-12-03",
+            "buy WM 18 USD at 208.635555555555555556 fee 0 total 3755.44 2025-11-17",
+            "sell VVV 341 USD at 30.435102639296187683 fee 0 total 10378.37 2025-11-24",
             "deposit - 37592.63 USD fee 0 2025-12-03",
             "dividend BND 713.08 USD fee 0 2025-12-03",
             // No TSM dividend that day in the file: the tax is an expense.
@@ -89,9 +89,9 @@ final class FidelityTests: XCTestCase {
         XCTAssertEqual(StatementImport.recognise(Array(text.utf8)), .fidelity)
         let result = try read(text)
         XCTAssertEqual(describe(result.rows), [
-            "buy TSM 5 USD at 290.1 fee 0.67 2025-10-01",
-            "buy TSM 5 USD at 290.1 fee 0.67 2025-10-01",
-            "buy 912797GL5 1000 USD at 99.123 fee 0 2025-10-01",
+            "buy TSM 5 USD at 290.1 fee 0.67 total 1450.5 2025-10-01",
+            "buy TSM 5 USD at 290.1 fee 0.67 total 1450.5 2025-10-01",
+            "buy 912797GL5 1000 USD at 0.99123 fee 0 total 991.23 2025-10-01",
             "interest - 1.23 USD fee 0 2025-09-30",
             "dividend TSM 156.8 USD fee 32.93 2025-10-09",
         ])

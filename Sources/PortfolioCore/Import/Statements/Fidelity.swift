@@ -8,7 +8,8 @@ import Foundation
 ///
 /// The Action is free text, classified by how it starts:
 /// - `YOU BOUGHT` and `REINVESTMENT` are buys, `YOU SOLD` a sell (its quantity is negative in the
-///   file): quantity × price, with Commission + Fees as the fee.
+///   file) of the cash that moved (`Amount`, less Commission + Fees on a buy, plus them on a sale:
+///   the price in the file is rounded), Commission + Fees the fee; quantity × price without an Amount.
 /// - `DIVIDEND RECEIVED` is a dividend of `Amount`; `FOREIGN TAX PAID` on the same symbol and day is
 ///   joined into it as the tax withheld, else it is an expense.
 /// - `TRANSFERRED FROM` and `DIRECT DEPOSIT` are deposits, `TRANSFERRED TO` and `DIRECT DEBIT`
@@ -88,9 +89,17 @@ extension ExchangeImport.Mapper {
                 guard amount > 0 else { skip("trade (quantity zero)"); continue }
                 guard let asset = fidelityAsset(symbol, name: name, currency: currency) else { skip("trade (no symbol bitpal can keep as a code)"); continue }
                 money = currency
+                // The cash that moved (`Amount`) is exact where the price is rounded (18 × 208.64 is
+                // 3755.52, the account paid 3755.44): the total is it less the fees (a buy) or plus them (a sale).
+                var total: Decimal?
+                if let moved = ExchangeNumber.parse(amountText), moved != 0 {
+                    let cash = moved < 0 ? -moved : moved
+                    let gross = kind == .buy ? cash - fee : cash + fee
+                    if gross > 0 { total = gross }
+                }
                 let before = rows.count
                 add(line: r.line, type: kind == .buy ? "buy" : "sell", coin: asset, amount: amount, price: price < 0 ? -price : price, fee: fee,
-                    date: day, notes: notes)
+                    total: total, date: day, notes: notes)
                 if rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
             case .dividend, .foreignTax:
                 guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
