@@ -39,8 +39,7 @@ struct ImportCommand: Command {
     static let spec = CommandSpec(
         name: "import", summary: "Import transactions from CSV, JSON or a broker's or exchange's export, all or nothing", arguments: "FILE|-",
         options: [
-            OptionSpec("--format", "FORMAT", "csv, json, an exchange's trades (coinbase, binance, kraken) or a statement ("
-                       + StatementFormat.allCases.map(\.rawValue).joined(separator: ", ") + "); default: recognised from the header, else from the extension",
+            OptionSpec("--format", "FORMAT", "csv, json, an exchange's trades or a statement (see above); default: recognised from the header, else from the extension",
                        choices: ImportFormat.allCases.map(\.rawValue)),
             OptionSpec("--dry-run", nil, "check and report without writing"),
             OptionSpec("--utc-offset", "±HH:MM", "the time zone of a Binance export whose file name does not say it"),
@@ -63,12 +62,19 @@ struct ImportCommand: Command {
         recorded transaction, are skipped.
         Coinbase: buys and sells, Send (transfer-out), Receive (transfer-in at the spot price),
         rewards and staking income (reward at the spot price) and Convert (a swap at its subtotal).
+        Exchanges' trade histories: coinbase, binance, kraken. Statements, a broker's or an exchange's
+        whole history: ibkr (Flex Query), kraken-ledger, binance-statement, degiro, trading212,
+        cryptocom, schwab, fidelity, revolut, koinly, cointracking. The rows of one event are grouped
+        (a dividend and its tax, a trade's legs, a currency conversion), stocks and funds are
+        registered on the way, cash rows need a portfolio that tracks cash (else they are counted),
+        and the summary says what each row became and what was skipped, by kind.
         Any other CSV: --map MAPPING.json names its columns ({"delimiter": ";", "decimalMark": ",",
         "date": {"column": "Datum", "format": "dd.MM.yyyy", "timeZone": "Europe/Berlin"}, "kind":
         {"column": "Vorgang", "values": {"Kauf": "buy"}}, "asset": {"column": "Titel"}, "amount":
         {"column": "Menge"}, "price": {"column": "Kurs"}, ...}); its rows are then imported as above.
         """,
-        examples: ["bitpal import trades.csv", "bitpal import export.json --dry-run", "bitpal import konto.csv --map mapping.json",
+        examples: ["bitpal import trades.csv", "bitpal import export.json --dry-run", "bitpal import flex-query.csv --dry-run",
+                   "bitpal import konto.csv --map mapping.json", "bitpal import --format schwab --show-map > schwab.json",
                    "bitpal import Coinbase-statement.csv --format coinbase", "cat trades.csv | bitpal import -"])
 
     var source: String
@@ -199,6 +205,7 @@ struct ImportCommand: Command {
             if let preset {
                 fields.append(("kinds", .object(preset.kinds.map { ($0.0, .number(String($0.1))) })))
                 fields.append(("notImported", .object(preset.skipped.map { ($0.0, .number(String($0.1))) })))
+                if !document.isBook { fields.append(("assetsCreated", .array(outcome.createdAssets.map { .string($0) }))) }
             }
             if document.isBook {
                 fields.append(("portfoliosCreated", .array(outcome.createdPortfolios.map { .string($0) })))
