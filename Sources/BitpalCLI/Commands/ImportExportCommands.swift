@@ -141,7 +141,8 @@ struct ImportCommand: Command {
         let fileName = (source as NSString).lastPathComponent
         let parsed = Result { () throws(ImportFailure) -> (ImportDocument, PresetRows?) in
             if let mapping {
-                let mapped = try mapping.rows(bytes, tracksCash: target.trackCash)
+                let mapped = try mapping.rows(bytes, tracksCash: target.trackCash,
+                                              idSeed: portfolio + "\u{1F}" + (mapping.columns.values.sorted() + [mapping.groupColumn ?? ""]).joined(separator: "|"))
                 return (ImportDocument(rows: mapped.rows, assets: mapped.assets.filter { book.asset(id: $0.id) == nil }), mapped)
             }
             switch format {
@@ -152,7 +153,8 @@ struct ImportCommand: Command {
                 return (ImportDocument(rows: preset.rows), preset)
             case let .statement(statement):
                 let preset = try StatementImport.rows(bytes, format: statement,
-                                                      options: StatementOptions(tracksCash: target.trackCash, fileName: fileName, utcOffsetSeconds: utcOffset))
+                                                      options: StatementOptions(tracksCash: target.trackCash, portfolio: portfolio, fileName: fileName,
+                                                                               utcOffsetSeconds: utcOffset))
                 // The assets the file names are registered unless the book has them (as they are).
                 return (ImportDocument(rows: preset.rows, assets: preset.assets.filter { book.asset(id: $0.id) == nil }), preset)
             }

@@ -67,6 +67,11 @@ public enum ExchangeNumber {
             break
         }
         if !negative && s.hasPrefix("-") { negative = true; s = s.dropFirst() }
+        // Commas separate thousands: each group after one is three digits (`1,234.5`). Anything else
+        // (`0,0577`, `10,99`) is a decimal comma this reader does not take, never a number 100× larger.
+        let integerPart = s.prefix { $0 != "." && $0 != "e" && $0 != "E" }
+        let groups = integerPart.split(separator: ",", omittingEmptySubsequences: false)
+        if groups.count > 1, groups.first?.isEmpty != false || groups.dropFirst().contains(where: { $0.count != 3 }) { return nil }
         let cleaned = s.filter { $0 != "," }
         var mantissa = Substring(cleaned)
         var exponent = 0
@@ -193,6 +198,8 @@ public enum ExchangeImport {
         var tracksCash = true
         /// The format's name, seeding the ids made from the file's own ids.
         var source = ""
+        /// The portfolio imported into, seeding them too.
+        var portfolio = ""
 
         mutating func skip(_ kind: String) { skipped[kind, default: 0] += 1 }
 

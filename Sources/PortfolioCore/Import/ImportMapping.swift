@@ -149,7 +149,10 @@ public struct ImportMapping: Sendable, Equatable {
     /// before it, a title or a disclaimer, are left out); a column it lacks is refused naming it. A
     /// row whose kind, number or date cannot be read is named with its line. Without `tracksCash`,
     /// rows of money alone (a deposit, a fee) are skipped and counted.
-    public func rows(_ bytes: [UInt8], tracksCash: Bool = true) throws(ImportFailure) -> PresetRows {
+    public func rows(_ bytes: [UInt8], tracksCash: Bool = true, idSeed: String? = nil) throws(ImportFailure) -> PresetRows {
+        // The file's ids are the file's: seeded with the portfolio and what the mapping reads, two
+        // banks that both number a row 1001 never take each other's row for a recorded one.
+        let seed = (idSeed ?? (Self.fieldKeys.compactMap { columns[$0.field] } + [groupColumn ?? ""]).joined(separator: "|")) + "\u{1F}"
         var index: [String: Int] = [:]
         var rows: [ImportRow] = []
         var groups: [String] = []
@@ -223,7 +226,7 @@ public struct ImportMapping: Sendable, Equatable {
                     row[.notes] = text(.notes)
                     row[.portfolio] = text(.portfolio)
                     // The file's own id keeps a re-import from adding a row twice.
-                    row[.id] = text(.id).map(Self.stableID)
+                    row[.id] = text(.id).map { Self.stableID(seed + $0) }
                     if let register, let asset = row[.assetId] {
                         guard let code = Asset.code(asset) else { throw LineProblem("asset '\(TextEscaping.shortened(asset))' is not a code bitpal keeps (1–24 of A–Z 0–9 . _ - :)") }
                         row[.assetId] = code
@@ -253,7 +256,7 @@ public struct ImportMapping: Sendable, Equatable {
         }
         if !problems.isEmpty { throw ImportFailure(problems: problems) }
         var kept: [ImportRow] = []
-        for row in groupColumn == nil ? rows : try Self.grouped(rows, by: groups) {
+        for row in groupColumn == nil ? rows : try Self.grouped(rows, by: groups, seed: seed) {
             let type = row.fields[.type] ?? ""
             // Money alone (a deposit, a fee, interest on cash) needs a portfolio that tracks cash.
             if !tracksCash, let t = TransactionType(rawValue: type), KindRule.of(t).asset != .required, row.fields[.assetId] == nil {
@@ -273,7 +276,7 @@ public struct ImportMapping: Sendable, Equatable {
     /// (amounts, totals and fees added; the price is then total ÷ amount), a row of kind `expense`
     /// becomes the fee of the group's trade or the tax of its dividend or interest, and the group's
     /// value makes its id when no row has one. Rows without a group value stay as they are.
-    static func grouped(_ rows: [ImportRow], by groups: [String]) throws(ImportFailure) -> [ImportRow] {
+    static func grouped(_ rows: [ImportRow], by groups: [String], seed: String) throws(ImportFailure) -> [ImportRow] {
         var order: [String] = []
         var members: [String: [ImportRow]] = [:]
         var out: [ImportRow] = []
@@ -288,9 +291,11 @@ public struct ImportMapping: Sendable, Equatable {
             let rows = members[group] ?? []
             let expenses = rows.filter { $0.fields[.type] == TransactionType.expense.rawValue }
             var merged: [ImportRow] = []
+            var at: [String: Int] = [:]  // merged row by kind and asset: a group of many rows stays linear
             for row in rows where row.fields[.type] != TransactionType.expense.rawValue {
                 let type = row.fields[.type] ?? ""
-                if let i = merged.firstIndex(where: { $0.fields[.type] == type && $0.fields[.assetId] == row.fields[.assetId] && ["buy", "sell", "dividend", "interest"].contains(type) }) {
+                let key = type + "\u{1F}" + (row.fields[.assetId] ?? "")
+                if ["buy", "sell", "dividend", "interest"].contains(type), let i = at[key] {
                     var into = merged[i]
                     let trade = type == "buy" || type == "sell"
                     func total(_ r: ImportRow) -> Decimal? { number(r, .total) ?? (number(r, .amount).flatMap { a in number(r, .price).map { a * $0 } }) }
@@ -307,6 +312,7 @@ public struct ImportMapping: Sendable, Equatable {
                     if fee != 0 { into.fields[.fee] = ExchangeNumber.literal(fee) }
                     merged[i] = into
                 } else {
+                    if ["buy", "sell", "dividend", "interest"].contains(type) { at[key] = merged.count }
                     merged.append(row)
                 }
             }
@@ -319,7 +325,7 @@ public struct ImportMapping: Sendable, Equatable {
                 }
             }
             for (k, var row) in merged.enumerated() where row.fields[.id] == nil {
-                row.fields[.id] = stableID("group:" + group + (k == 0 ? "" : ":\(k)"))
+                row.fields[.id] = stableID(seed + "group:" + group + (k == 0 ? "" : ":\(k)"))
                 merged[k] = row
             }
             out += merged
@@ -341,8 +347,13 @@ public struct ImportMapping: Sendable, Equatable {
         // A comma followed by other than three digits in a file of decimal points is the locale leaking
         // into one value (Revolut's "0,76672417"): a decimal comma, never a thousands separator.
         if decimalMark == UInt8(ascii: "."), !text.contains("."), text.filter({ $0 == "," }).count == 1,
-           let comma = text.firstIndex(of: ","), text[text.index(after: comma)...].count != 3 {
+           let comma = text.firstIndex(of: ","), text[text.index(after: comma)...].count != 3 || text.hasPrefix("0,") {
             decimalMark = UInt8(ascii: ",")
+        }
+        // And the mirror: a lone point in a file of decimal commas, not followed by a thousands group, is a decimal point.
+        if decimalMark == UInt8(ascii: ","), !text.contains(","), text.filter({ $0 == "." }).count == 1,
+           let point = text.firstIndex(of: "."), text[text.index(after: point)...].count != 3 || text.hasPrefix("0.") {
+            decimalMark = UInt8(ascii: ".")
         }
         let thousands: Character = decimalMark == UInt8(ascii: ",") ? "." : ","
         text.removeAll { $0 == thousands }

@@ -70,9 +70,12 @@ public struct StatementOptions: Sendable {
     public var fileName: String
     /// The time zone of a file whose times carry none, when the user names it.
     public var utcOffsetSeconds: Int?
+    /// The portfolio imported into; it seeds the ids made from the file's own.
+    public var portfolio: String
 
-    public init(tracksCash: Bool, fileName: String = "", utcOffsetSeconds: Int? = nil) {
+    public init(tracksCash: Bool, portfolio: String = Portfolio.mainName, fileName: String = "", utcOffsetSeconds: Int? = nil) {
         self.tracksCash = tracksCash
+        self.portfolio = portfolio
         self.fileName = fileName
         self.utcOffsetSeconds = utcOffsetSeconds
     }
@@ -85,11 +88,12 @@ public enum StatementImport {
         if format == .revolut, let crypto = try ExchangeImport.Mapper.revolutCrypto(bytes, options: options) { return crypto }
         if let text = format.mapping {
             // A preset written as a mapping reads as `import --map` with that mapping does.
-            return try ImportMapping.read(Array(text.utf8)).rows(bytes, tracksCash: options.tracksCash)
+            return try ImportMapping.read(Array(text.utf8)).rows(bytes, tracksCash: options.tracksCash, idSeed: options.portfolio + "\u{1F}" + format.rawValue)
         }
         var m = ExchangeImport.Mapper()
         m.tracksCash = options.tracksCash
         m.source = format.rawValue
+        m.portfolio = options.portfolio
         switch format {
         case .ibkr: try m.ibkr(bytes)
         case .krakenLedger: try m.krakenLedger(bytes)
@@ -131,6 +135,7 @@ struct StatementTable {
     /// Reads `bytes`, finding the header as the first record among the first 30 that holds every one
     /// of `required` (each a list of aliases), with `,`, `;` or a tab between fields.
     static func read(_ bytes: [UInt8], required: [[String]], what: String) throws(ImportFailure) -> StatementTable {
+        var firstError: CSVError?
         for delimiter in [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\t")] {
             var records: [CSVRecord] = []
             do {
@@ -142,6 +147,7 @@ struct StatementTable {
                         let columns = Self.columns(fields)
                         if required.allSatisfy({ names in names.contains { columns[$0.lowercased()] != nil } }) {
                             header = (line, columns)
+                            return true
                         }
                         return seen < 30
                     }
@@ -150,10 +156,13 @@ struct StatementTable {
                 }
                 if let (line, columns) = header { return StatementTable(records: records, columns: columns, headerLine: line) }
             } catch {
-                // A file read with the wrong delimiter may look malformed; the next one is tried.
+                // A file read with the wrong delimiter may look malformed; the next one is tried, and
+                // when none finds the header, the first one's error is the one to show.
+                if firstError == nil { firstError = error }
                 continue
             }
         }
+        if let firstError { throw ImportFailure(problems: [firstError.description]) }
         throw ImportFailure(problems: ["no \(what) header found (expected the columns " + required.map { $0[0] }.joined(separator: ", ") + ")"])
     }
 
@@ -240,8 +249,10 @@ extension ExchangeImport.Mapper {
         return r
     }
 
-    /// A stable id for a row of the file, from the file's own id (a re-import finds it again).
-    func id(_ key: String) -> String { ImportMapping.stableID(source + ":" + key) }
+    /// A stable id for a row of the file, from the file's own id (a re-import finds it again), the
+    /// format and the portfolio: two accounts' files that number their rows alike, imported into two
+    /// portfolios, never take each other's rows for recorded ones.
+    func id(_ key: String) -> String { ImportMapping.stableID(portfolio + "\u{1F}" + source + ":" + key) }
 
     /// Registers `code` (a stock, an ETF, a fund the file names) unless it was already.
     mutating func register(_ code: String, name: String, type: AssetType, currency: String, quote: AssetQuoteSource? = nil) -> String? {
@@ -256,6 +267,8 @@ extension ExchangeImport.Mapper {
     /// a portfolio that tracks cash, else skipped and counted.
     mutating func cash(line: Int, type: String, amount: Decimal, currency: String, fee: Decimal = 0, date: String, notes: String, id rowID: String?) {
         guard tracksCash else { skip("\(type) (the portfolio does not track cash)"); return }
+        // A negative amount is a reversal or a file's slip, never the other direction in disguise.
+        guard amount >= 0, fee >= 0 else { skip("\(type) (negative)"); return }
         guard let a = Self.fixed(amount), a.units > 0, let f = Self.fixed(fee) else {
             if amount == 0 { skip("\(type) (zero)") } else { tooLarge(line: line, type) }
             return
@@ -268,9 +281,11 @@ extension ExchangeImport.Mapper {
 
     /// A dividend of `amount` money from `asset`, `tax` withheld.
     mutating func dividend(line: Int, asset: String, amount: Decimal, tax: Decimal, currency: String, date: String, notes: String, id rowID: String?) {
-        guard let a = Self.fixed(amount), a.units > 0, let t = Self.fixed(tax) else {
+        // A negative dividend is a reversal whose dividend is not in the file: counted, never made positive.
+        guard amount > 0 else { skip(amount == 0 ? "dividend (zero)" : "dividend reversal (its dividend is not in the file)"); return }
+        guard tax >= 0, let a = Self.fixed(amount), a.units > 0, let t = Self.fixed(tax) else {
             problems.append("line \(line): a dividend of \(DecimalFormatting.exact(amount)) with tax \(DecimalFormatting.exact(tax)) "
-                + "is not one bitpal keeps (the amount must be positive)")
+                + "is not one bitpal keeps (the tax must not be negative)")
             return
         }
         var fields: ImportFields = ["type": "dividend", "asset": asset, "amount": a.text, "currency": currency, "date": date, "notes": notes]
@@ -282,7 +297,7 @@ extension ExchangeImport.Mapper {
     /// A currency conversion: `from` leaves cash and `to` arrives, two linked legs (`cash exchange`).
     mutating func cashExchange(line: Int, from: (Decimal, String), to: (Decimal, String), date: String, notes: String, id rowID: String) {
         guard tracksCash else { skip("currency conversion (the portfolio does not track cash)"); return }
-        guard let out = Self.fixed(from.0), let into = Self.fixed(to.0), out.units > 0, into.units > 0 else {
+        guard from.0 > 0, to.0 > 0, let out = Self.fixed(from.0), let into = Self.fixed(to.0), out.units > 0, into.units > 0 else {
             problems.append("line \(line): a conversion of \(DecimalFormatting.exact(from.0)) \(from.1) into \(DecimalFormatting.exact(to.0)) \(to.1) "
                 + "has an amount that is zero or too large")
             return
