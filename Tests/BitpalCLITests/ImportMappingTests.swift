@@ -111,4 +111,18 @@ final class ImportMappingTests: XCTestCase {
         // The order id makes the event's id: a second import adds nothing.
         XCTAssertTrue(s.ok(["import", file, "--map", mapping]).out.contains("Imported 0 transactions"))
     }
+
+    func testANegativeDividendIsNeverMadePositiveAndAZoneNeedsAFormat() throws {
+        let s = Sandbox()
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock"])
+        let mapping = s.write("m.json", #"{"date": {"column": "D"}, "kind": {"column": "K"}, "asset": {"column": "A"}, "amount": {"column": "N"}}"#)
+        let file = s.write("d.csv", "D,K,A,N\n2024-02-01,dividend,AAPL,2.40\n2024-02-05,dividend,AAPL,-2.40\n")
+        let r = s.run(["import", file, "--map", mapping])
+        XCTAssertEqual(r.code, .failure)
+        XCTAssertTrue(r.err.contains("line 3: a dividend row of -2.40 (negative: a reversal) is not one bitpal imports"), r.err)
+        XCTAssertEqual(try s.loadPortfolio().transactions.count, 0)
+        let zoned = s.write("z.json", #"{"date": {"column": "D", "timeZone": "Europe/Berlin"}, "kind": {"column": "K"}, "asset": {"column": "A"}, "amount": {"column": "N"}}"#)
+        let z = s.run(["import", file, "--map", zoned])
+        XCTAssertTrue(z.err.contains("'date.timeZone' needs 'date.format'"), z.err)
+    }
 }

@@ -5,7 +5,9 @@ import XCTest
 /// Presets written as mappings (`--format schwab`, `--format revolut`), from the research's real rows
 /// (import-formats.md 3.4 and 3.6), and `--show-map`, whose output imports as the preset does.
 final class MappedPresetTests: XCTestCase {
-    /// beancount_reds_importers' Schwab file: a title line above the header, a total line below.
+    /// beancount_reds_importers' Schwab file: a title line above the header, a total line below; with
+    /// Export-To-Ghostfolio's real IBN fee and tax rows, and (synthetic) the IBN dividend they belong to
+    /// and a tax refund of it four days later.
     static let schwab = """
     "Transactions  for account General Investing ...XXX as of 05/03/2023 02:21:05 PM ET"
     "Date","Action","Symbol","Description","Quantity","Price","Fees & Comm","Amount"
@@ -17,36 +19,44 @@ final class MappedPresetTests: XCTestCase {
     "02/01/2023","Qualified Dividend","GIS","GENERAL MILLS INC","","","","$0.54"
     "01/09/2023","MoneyLink Deposit","","John Smith","","","","$25.00"
     "07/15/2024 as of 07/12/2024","Stock Split","AVGO","BROADCOM INC","9","$170.067","",""
+    "09/06/2024","ADR Mgmt Fee","IBN","ICICI BANK LTD FSPONSORED ADR 1 ADR REPS 2 ORD SHS","","","","-$0.50"
+    "09/06/2024","Foreign Tax Paid","IBN","ICICI BANK LTD FSPONSORED ADR 1 ADR REPS 2 ORD SHS","","","","-$1.30"
+    "09/06/2024","Cash Dividend","IBN","ICICI BANK LTD FSPONSORED ADR 1 ADR REPS 2 ORD SHS","","","","$6.50"
+    "09/10/2024","Foreign Tax Paid","IBN","ICICI BANK LTD FSPONSORED ADR 1 ADR REPS 2 ORD SHS","","","","$0.30"
     "Transactions Total","","","","","","","-$1,574.04",
 
     """
 
     func testASchwabFileImportsAsItsMappingSays() throws {
-        let s = Sandbox(now: "2024-08-01T12:00:00Z")
+        let s = Sandbox(now: "2024-12-01T12:00:00Z")
         // The file starts after the first BND was bought: that buy is recorded by hand.
         s.ok(["asset", "add", "BND", "--name", "Vanguard Total Bond Market", "--type", "etf"])
         s.ok(["add", "buy", "BND", "20", "70", "--date", "2023-01-03"])
         let file = s.write("Schwab.csv", Self.schwab)
         let r = s.ok(["import", file])
         XCTAssertTrue(r.err.contains("Recognised the Charles Schwab transactions (as with --format schwab)"), r.err)
-        XCTAssertTrue(r.out.contains("From the Charles Schwab transactions: 2 buys, 1 sell, 2 dividends; skipped: 1 Stock Split row, "
-            + "1 deposit row (the portfolio does not track cash), 1 interest row (the portfolio does not track cash), 1 untyped row."), r.out)
-        XCTAssertTrue(r.out.contains("Added asset GIS."), r.out)
+        XCTAssertTrue(r.out.contains("From the Charles Schwab transactions: 2 buys, 1 sell, 3 dividends; skipped: 1 Stock Split row, "
+            + "1 deposit row (the portfolio does not track cash), 1 interest row (the portfolio does not track cash), "
+            + "1 tax row (positive: a refund), 1 untyped row."), r.out)
+        XCTAssertTrue(r.out.contains("Added assets GIS, IBN."), r.out)
         let book = try s.loadPortfolio()
         // BND was registered by hand and stays as it is; GIS is registered with its name, priced by Yahoo.
         XCTAssertEqual(book.asset(id: "BND")?.type, .etf)
         XCTAssertEqual(book.asset(id: "GIS")?.name, "GENERAL MILLS INC")
         XCTAssertEqual(book.asset(id: "GIS")?.quoteSymbol, "GIS")
         let imported = book.transactions.filter { $0.notes != nil }.sorted { $0.date < $1.date }
-        XCTAssertEqual(imported.map(\.type), [.dividend, .dividend, .buy, .sell, .buy])
-        XCTAssertEqual(imported.map(\.amountValue.text), ["0.54", "1.84", "0.0249", "10.065", "45"])
-        XCTAssertEqual(imported.map { $0.priceValue?.text }, [nil, nil, "73.8993", "73.4049", "73.7789"])
-        XCTAssertEqual(imported[3].feeValue?.text, "0.01")
+        XCTAssertEqual(imported.map(\.type), [.dividend, .dividend, .buy, .sell, .buy, .dividend])
+        XCTAssertEqual(imported.map(\.amountValue.text), ["0.54", "1.84", "0.0249", "10.065", "45", "6.5"])
+        XCTAssertEqual(imported.map { $0.priceValue?.text }, [nil, nil, "73.8993", "73.4049", "73.7789", nil])
+        // A trade is the cash that moved: 45 × 73.7789 is 3320.0505, the account paid 3320.05; the sale
+        // brought 738.81 after its 0.01 fee. The ADR fee and the foreign tax are the IBN dividend's tax.
+        XCTAssertEqual(imported.map { $0.totalValue?.text }, [nil, nil, "1.84", "738.82", "3320.05", nil])
+        XCTAssertEqual(imported.map { $0.feeValue?.text }, ["0", "0", "0", "0.01", "0", "1.8"])
         XCTAssertEqual(ISODate.format(imported[0].date).prefix(10), "2023-02-01")
         // 20 + 0.0249 − 10.065 + 45 BND.
         let holdings = s.ok(["holdings", "--json", "--offline"]).out
         XCTAssertTrue(holdings.contains(#""totalAmount" : "54.9599""#) || holdings.contains(#""totalAmount": "54.9599""#), holdings)
-        XCTAssertTrue(s.ok(["import", file]).out.contains("Imported 0 transactions; skipped 5 already recorded."))
+        XCTAssertTrue(s.ok(["import", file]).out.contains("Imported 0 transactions; skipped 6 already recorded."))
     }
 
     func testARevolutTradingStatementImportsAsItsMappingSays() throws {
@@ -85,16 +95,16 @@ final class MappedPresetTests: XCTestCase {
     }
 
     func testShowMapPrintsAMappingThatImportsAsThePreset() throws {
-        let s = Sandbox(now: "2024-08-01T12:00:00Z")
+        let s = Sandbox(now: "2024-12-01T12:00:00Z")
         let shown = s.ok(["import", "--format", "schwab", "--show-map"]).out
-        XCTAssertTrue(shown.contains(#""money": {"column": "Amount"}"#), shown)
+        XCTAssertTrue(shown.contains(#""money": {"column": "Amount", "signed": true}"#), shown)
         let mapping = s.write("schwab.json", shown)
         s.ok(["asset", "add", "BND", "--name", "Vanguard Total Bond Market", "--type", "etf"])
         s.ok(["add", "buy", "BND", "20", "70", "--date", "2023-01-03"])
         let file = s.write("Schwab.csv", Self.schwab)
         let r = s.ok(["import", file, "--map", mapping])
-        XCTAssertTrue(r.out.contains("From the mapped file: 2 buys, 1 sell, 2 dividends;"), r.out)
-        XCTAssertTrue(r.out.contains("Imported 5 transactions"), r.out)
+        XCTAssertTrue(r.out.contains("From the mapped file: 2 buys, 1 sell, 3 dividends;"), r.out)
+        XCTAssertTrue(r.out.contains("Imported 6 transactions"), r.out)
         // Presets read by code say so, and name the ones that are mappings.
         let code = s.run(["import", "--format", "ibkr", "--show-map"])
         XCTAssertEqual(code.code, .failure)

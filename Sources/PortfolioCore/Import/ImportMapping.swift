@@ -40,6 +40,15 @@ public struct ImportMapping: Sendable, Equatable {
     public var nameColumn: String?
     /// `register.quote`: the service registered assets are priced by, their code as its symbol (`yahoo`).
     public var registerQuote: AssetQuoteSource.Service?
+    /// `money.signed`: the money's sign says which way it went (negative out, positive in), so a
+    /// positive fee is a refund and a negative dividend a reversal (both skipped and counted).
+    public var moneySigned = false
+    /// `total.includesFee`: the total column is the cash that moved, fee included (a buy's is the
+    /// total plus the fee, a sale's the total less it); the total bitpal keeps is without it.
+    public var totalIncludesFee = false
+    /// The file's words for a tax row (`"Foreign Tax Paid": "tax"`): the tax withheld on the
+    /// dividend of its asset and day, else an expense.
+    public var taxWords: Set<String> = []
 
     /// The keys a mapping may name for a column, and the field each fills.
     static let fieldKeys: [(key: String, field: TransactionField)] = [
@@ -73,6 +82,12 @@ public struct ImportMapping: Sendable, Equatable {
         }
         m.groupColumn = column("group")
         m.moneyColumn = column("money")
+        if let money = object["money"] as? [String: Any], let signed = money["signed"] {
+            if let flag = signed as? Bool { m.moneySigned = flag } else { problems.append("'money.signed' is true or false") }
+        }
+        if let total = object["total"] as? [String: Any], let includes = total["includesFee"] {
+            if let flag = includes as? Bool { m.totalIncludesFee = flag } else { problems.append("'total.includesFee' is true or false") }
+        }
         let extraKeys = ["delimiter", "decimalMark", "group", "money", "register"]
         for key in object.keys.sorted() where !fieldKeys.contains(where: { $0.key == key }) && !extraKeys.contains(key) {
             problems.append("unknown key '\(TextEscaping.shortened(key))' (" + (extraKeys.prefix(2) + fieldKeys.map(\.key) + extraKeys.dropFirst(2)).joined(separator: ", ") + ")")
@@ -104,6 +119,9 @@ public struct ImportMapping: Sendable, Equatable {
             if let zone = date["timeZone"] as? String {
                 if let tz = TimeZone(identifier: zone) { m.timeZone = tz } else { problems.append("unknown timeZone '\(TextEscaping.shortened(zone))'") }
             }
+            if m.timeZone != nil && m.dateFormat == nil {
+                problems.append("'date.timeZone' needs 'date.format' (a date read as bitpal reads it carries its own offset or is a day)")
+            }
             if let format = m.dateFormat, DateFormat(format) == nil {
                 problems.append("date format '\(TextEscaping.shortened(format))' needs yyyy (or yy), MM and dd; HH, mm and ss may follow")
             }
@@ -127,9 +145,10 @@ public struct ImportMapping: Sendable, Equatable {
             }
             var kinds: [String: TransactionType] = [:]
             for (word, name) in table {
+                if name == "tax" { m.taxWords.insert(word.lowercased()); continue }
                 if let type = TransactionType(rawValue: name) { kinds[word.lowercased()] = type } else {
                     problems.append("kind '\(TextEscaping.shortened(name))' (for '\(TextEscaping.shortened(word))') is not one of "
-                        + TransactionType.allCases.map(\.rawValue).joined(separator: ", "))
+                        + TransactionType.allCases.map(\.rawValue).joined(separator: ", ") + ", or tax (a dividend's tax row)")
                 }
             }
             m.kinds = kinds
@@ -168,6 +187,8 @@ public struct ImportMapping: Sendable, Equatable {
             + [("group", groupColumn), ("money", moneyColumn), ("name", nameColumn)].compactMap { k, v in v.map { (k, $0) } }
         // Longest words first, so that `YOU BOUGHT` is not taken for `YOU`.
         let prefixes = (kinds ?? [:]).sorted { $0.key.count > $1.key.count }
+        let taxPrefixes = taxWords.sorted { $0.count > $1.count }
+        var taxes: [(row: ImportRow, day: Substring)] = []
         do {
             try CSV.forEachRecord(bytes, delimiter: delimiter) { fields, line in
                 if header == nil {
@@ -188,11 +209,21 @@ public struct ImportMapping: Sendable, Equatable {
                     return t.isEmpty ? nil : t
                 }
                 var row = ImportFields()
+                var isTax = false
                 do throws(LineProblem) {
                     let kindText = text(.type) ?? ""
                     let word = kindText.lowercased()
+                    if taxWords.contains(word) {
+                        isTax = true
+                    } else if kindPrefix, kinds?[word] == nil {
+                        // The longest word that begins the file's wins, a tax word or a kind's.
+                        let kindMatch = prefixes.first { word.hasPrefix($0.key) }?.key.count ?? 0
+                        isTax = (taxPrefixes.first { word.hasPrefix($0) }?.count ?? 0) > kindMatch
+                    }
                     var found: TransactionType?
-                    if let kinds {
+                    if isTax {
+                        found = .expense
+                    } else if let kinds {
                         found = kinds[word] ?? (kindPrefix ? prefixes.first { word.hasPrefix($0.key) }?.value : nil)
                     } else {
                         found = TransactionType(rawValue: word)
@@ -209,19 +240,38 @@ public struct ImportMapping: Sendable, Equatable {
                     }
                     // A file fills its total column on every row; only a buy or a sell takes one.
                     for field in [TransactionField.amount, .price, .total, .fee] where field != .total || rule.takesTotal {
+                        let fromMoney = field == .amount && rule.amountIsMoney && cell("money") != nil
                         let raw = field == .amount && rule.amountIsMoney ? (cell("money") ?? text(field)) : text(field)
                         guard let raw else { continue }
                         guard var number = normalized(raw) else { throw LineProblem("\(field.name) '\(TextEscaping.shortened(raw))' is not a number") }
-                        // A file's word for money moving either way (`MoneyLink Transfer`) is a deposit; negative, a withdrawal.
-                        if field == .amount && type == .deposit && number.hasPrefix("-") { type = .withdrawal }
+                        let negative = number.hasPrefix("-")
+                        if field == .amount && rule.amountIsMoney {
+                            // Money moving either way under one word (`MoneyLink Transfer`): negative is out.
+                            if type == .deposit && negative { type = .withdrawal } else if type == .withdrawal && positiveMeansIn(fromMoney) && !negative && number != "0" { type = .deposit }
+                            // Money that comes in is never made positive from a negative (a reversal), and with
+                            // signed money a positive outflow (a refund) is not taken for a cost.
+                            let inflow = type == .dividend || type == .interest
+                            if (inflow && negative) || (type == .expense && positiveMeansIn(fromMoney) && !negative && number != "0") {
+                                let why = inflow ? "negative: a reversal" : "positive: a refund"
+                                guard skipOtherKinds || moneySigned else { throw LineProblem("a \(isTax ? "tax" : type.rawValue) row of \(number) (\(why)) is not one bitpal imports") }
+                                skipped["\(isTax ? "tax" : type.rawValue) (\(why))", default: 0] += 1
+                                return true
+                            }
+                        }
                         // Files write a sale's or an outflow's amount negative; bitpal's are magnitudes (but an adjustment's).
-                        if number.hasPrefix("-") && !(field == .amount && type == .adjustment) { number.removeFirst() }
+                        if negative && !(field == .amount && type == .adjustment) { number.removeFirst() }
                         row[field] = number
+                    }
+                    if totalIncludesFee, let total = row[.total].flatMap({ ExchangeNumber.parse($0) }) {
+                        // The cash that moved, fee included: bitpal's total is without it.
+                        let fee = row[.fee].flatMap { ExchangeNumber.parse($0) } ?? 0
+                        let gross = type == .buy ? total - fee : total + fee
+                        row[.total] = gross > 0 ? ExchangeNumber.literal(gross) : nil
                     }
                     row[.type] = type.rawValue
                     guard let dateText = text(.date) else { throw LineProblem("no date") }
                     row[.date] = try date(dateText, format: format)
-                    row[.assetId] = rule.asset == .none ? nil : text(.assetId)
+                    row[.assetId] = rule.asset == .none && !isTax ? nil : text(.assetId)  // a tax row finds its dividend by asset
                     row[.currency] = text(.currency)
                     row[.notes] = text(.notes)
                     row[.portfolio] = text(.portfolio)
@@ -240,6 +290,10 @@ public struct ImportMapping: Sendable, Equatable {
                     problems.append("line \(line): \(error.message)")
                     return problems.count < 1000
                 }
+                if isTax {
+                    taxes.append((ImportRow(location: "line \(line)", fields: row, order: line), (row[.date] ?? "").prefix(10)))
+                    return true
+                }
                 rows.append(ImportRow(location: "line \(line)", fields: row, order: line))
                 groups.append(cell("group") ?? "")
                 return true
@@ -255,8 +309,25 @@ public struct ImportMapping: Sendable, Equatable {
                 + " (the header has " + names.map { "'\(TextEscaping.shortened($0))'" }.joined(separator: ", ") + ")"])
         }
         if !problems.isEmpty { throw ImportFailure(problems: problems) }
+        var all = groupColumn == nil ? rows : try Self.grouped(rows, by: groups, seed: seed)
+        // A tax row is the tax withheld on the dividend of its asset and day (in the file's order or not); alone, an expense.
+        var dividendAt: [String: Int] = [:]
+        for (i, row) in all.enumerated() where row.fields[.type] == TransactionType.dividend.rawValue {
+            dividendAt[(row.fields[.assetId] ?? "") + "\u{1F}" + (row.fields[.date] ?? "").prefix(10)] = dividendAt[(row.fields[.assetId] ?? "") + "\u{1F}" + (row.fields[.date] ?? "").prefix(10)] ?? i
+        }
+        for (tax, day) in taxes {
+            if let asset = tax.fields[.assetId], let i = dividendAt[asset + "\u{1F}" + day] {
+                let withheld = (all[i].fields[.fee].flatMap { ExchangeNumber.parse($0) } ?? 0) + (tax.fields[.amount].flatMap { ExchangeNumber.parse($0) } ?? 0)
+                all[i].fields[.fee] = ExchangeNumber.literal(withheld)
+            } else {
+                var expense = tax
+                expense.fields[.assetId] = nil
+                all.append(expense)
+            }
+        }
+        all.sort { $0.order < $1.order }
         var kept: [ImportRow] = []
-        for row in groupColumn == nil ? rows : try Self.grouped(rows, by: groups, seed: seed) {
+        for row in all {
             let type = row.fields[.type] ?? ""
             // Money alone (a deposit, a fee, interest on cash) needs a portfolio that tracks cash.
             if !tracksCash, let t = TransactionType(rawValue: type), KindRule.of(t).asset != .required, row.fields[.assetId] == nil {
@@ -267,7 +338,8 @@ public struct ImportMapping: Sendable, Equatable {
             kept.append(row)
         }
         var result = PresetRows(rows: kept, skipped: skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                                kinds: TransactionType.allCases.compactMap { t in made[t.rawValue].map { (t.rawValue, $0) } })
+                                kinds: (PresetRows.kindOrder + TransactionType.allCases.map(\.rawValue).filter { !PresetRows.kindOrder.contains($0) })
+                                    .compactMap { k in made[k].map { (k, $0) } })
         result.assets = assets.values.sorted { $0.id < $1.id }
         return result
     }
@@ -335,6 +407,9 @@ public struct ImportMapping: Sendable, Equatable {
     }
 
     struct LineProblem: Error { var message: String; init(_ m: String) { message = m } }
+
+    /// Whether a positive value read for money means money in: with `money.signed`, for the money column.
+    func positiveMeansIn(_ fromMoney: Bool) -> Bool { moneySigned && fromMoney }
 
     /// A number as the file writes it (`1.234,56` with a decimal comma, `$1,234.56`, `(12.50)`, `0E-8`)
     /// as a plain literal bitpal reads; `nil` when it is not one.

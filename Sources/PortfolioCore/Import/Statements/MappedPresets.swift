@@ -13,9 +13,13 @@ extension StatementFormat {
     }
 
     /// Charles Schwab's transactions CSV: USD only; a title line above the header and a `Transactions
-    /// Total` line below are left out; `as of` dates are booked on their first date; dividends and
-    /// interest take their money from `Amount`; reinvested dividends are a dividend and a buy; a
-    /// symbol is registered as a stock priced by Yahoo (US tickers are Yahoo's symbols).
+    /// Total` line below are left out; `as of` dates are booked on their first date; a trade is the
+    /// cash that moved (`Amount`, fees included), dividends and interest take their money from it
+    /// too, its sign saying which way (a negative dividend is a reversal, a positive fee a refund:
+    /// both counted); foreign tax and ADR fees are the tax withheld on that day's dividend of the
+    /// symbol; reinvested dividends are a dividend and a buy; a symbol is registered as a stock
+    /// priced by Yahoo (US tickers are Yahoo's symbols). `Cash In Lieu` (a fractional share sold
+    /// for cash, with no quantity) and corporate actions are counted.
     static let schwabMapping = #"""
     {
       "date": {"column": "Date", "format": "MM/dd/yyyy *"},
@@ -23,15 +27,16 @@ extension StatementFormat {
         "Buy": "buy", "Sell": "sell", "Reinvest Shares": "buy",
         "Cash Dividend": "dividend", "Qualified Dividend": "dividend", "Non-Qualified Div": "dividend",
         "Special Non Qual Div": "dividend", "Qual Div Reinvest": "dividend", "Pr Yr Cash Div": "dividend",
-        "Reinvest Dividend": "dividend", "Cash In Lieu": "dividend",
+        "Reinvest Dividend": "dividend",
         "Bank Interest": "interest", "Credit Interest": "interest",
         "MoneyLink Deposit": "deposit", "MoneyLink Transfer": "deposit", "Wire Received": "deposit", "Wire Sent": "withdrawal",
-        "ADR Mgmt Fee": "expense", "Foreign Tax Paid": "expense", "Advisor Fee": "expense", "Service Fee": "expense"}},
+        "Foreign Tax Paid": "tax", "ADR Mgmt Fee": "tax", "Advisor Fee": "expense", "Service Fee": "expense"}},
       "asset": {"column": "Symbol"},
       "amount": {"column": "Quantity"},
       "price": {"column": "Price"},
+      "total": {"column": "Amount", "includesFee": true},
       "fee": {"column": "Fees & Comm"},
-      "money": {"column": "Amount"},
+      "money": {"column": "Amount", "signed": true},
       "currency": {"value": "USD"},
       "note": {"column": "Description"},
       "register": {"type": "stock", "name": "Description", "quote": "yahoo"}
@@ -49,7 +54,7 @@ extension StatementFormat {
       "asset": {"column": "Ticker"},
       "amount": {"column": "Quantity"},
       "total": {"column": "Total Amount"},
-      "money": {"column": "Total Amount"},
+      "money": {"column": "Total Amount", "signed": true},
       "currency": {"column": "Currency"},
       "register": {"type": "stock"}
     }
