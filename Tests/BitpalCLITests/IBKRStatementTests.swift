@@ -123,16 +123,64 @@ final class IBKRStatementTests: XCTestCase {
 
         """)
         XCTAssertTrue(s.ok(["import", trades]).out.contains("2 buys; skipped: 1 trade row (no symbol or ISIN)"))
-        XCTAssertTrue(s.ok(["import", dividends]).out.contains("From the Interactive Brokers Flex Query: 4 dividends."))
+        let imported = s.ok(["import", dividends]).out
+        // The return of capital is not income: counted, left out of the dividend of its day.
+        XCTAssertTrue(imported.contains("From the Interactive Brokers Flex Query: 4 dividends; skipped: 1 dividend row (return of capital)."), imported)
         let book = try s.loadPortfolio()
         let swiss = book.transactions.filter { $0.assetId == "CH0111762537" }
-        // The buy's fee is its commission in CHF; the two CHF dividends of one day are one, the tax joined.
+        // The buy's fee is its commission in CHF; the ordinary dividend has the tax joined, the return
+        // of capital (4.83) left out.
         XCTAssertEqual(swiss.map(\.type), [.buy, .dividend])
         XCTAssertEqual(swiss.map { $0.feeValue?.text }, ["5", "14.68"])
-        XCTAssertEqual(swiss.last?.amountValue.text, "46.76")
+        XCTAssertEqual(swiss.last?.amountValue.text, "41.93")
         XCTAssertEqual(swiss.last?.currency, "CHF")
         XCTAssertEqual(book.transactions.filter { $0.assetId == "US9220427424" && $0.type == .dividend }.map { $0.feeValue?.text }, ["20.58", "0"])
         XCTAssertEqual(book.asset(id: "JP3546800008")?.currency, "JPY")
+    }
+
+    func testATaxCorrectionJoinsTheDividendOfItsActionID() throws {
+        // Two EXPO dividends; a tax refund months later carries the first one's ActionID: it lowers the
+        // first dividend's tax, not the latest one's (which it did when joined by asset alone).
+        let text = """
+        \(Self.cash)
+        "U1","USD","STK","EXPO","EXPO(US30214U1025) CASH DIVIDEND USD 0.24 PER SHARE (Ordinary Dividend)","US30214U1025","20220624;202000","20220624","5.28","Dividends","1216874520","107711148"
+        "U1","USD","STK","EXPO","EXPO(US30214U1025) CASH DIVIDEND USD 0.24 PER SHARE - US TAX","US30214U1025","20220624;202000","20220624","-1.58","Withholding Tax","1216874521","107711148"
+        "U1","USD","STK","EXPO","EXPO(US30214U1025) CASH DIVIDEND USD 0.26 PER SHARE (Ordinary Dividend)","US30214U1025","20220923;202000","20220923","5.72","Dividends","1316874520","117711148"
+        "U1","USD","STK","EXPO","EXPO(US30214U1025) CASH DIVIDEND USD 0.26 PER SHARE - US TAX","US30214U1025","20220923;202000","20220923","-1.72","Withholding Tax","1316874521","117711148"
+        "U1","USD","STK","EXPO","EXPO(US30214U1025) CASH DIVIDEND USD 0.24 PER SHARE - US TAX","US30214U1025","20221115;202000","20221115","0.50","Withholding Tax","1416874521","107711148"
+        "U1","USD","STK","VTI","VTI(US9229087690) CASH DIVIDEND USD 0.80 PER SHARE - US TAX","US9229087690","20221115;202000","20221115","1.00","Withholding Tax","1416874522","127711148"
+
+        """
+        let rows = try StatementImport.rows(Array(text.utf8), format: .ibkr, options: StatementOptions(tracksCash: true))
+        XCTAssertEqual(rows.rows.map { "\($0.fields[.date] ?? "") \($0.fields[.amount] ?? "") fee \($0.fields[.fee] ?? "0")" },
+                       ["2022-06-24 5.28 fee 1.08", "2022-09-23 5.72 fee 1.72"])
+        // The VTI refund's dividend (its ActionID) is not in the file: counted, never a deposit.
+        XCTAssertEqual(Dictionary(rows.skipped, uniquingKeysWith: +), ["dividend tax refund (its dividend is not in the file)": 1])
+    }
+
+    func testACommissionRebateLowersTheFeeAndAPositiveFeeIsADepositOnlyAsARefund() throws {
+        let text = """
+        "CurrencyPrimary","AssetClass","Symbol","ISIN","TransactionID","DateTime","Quantity","TradePrice","TradeMoney","Taxes","IBCommission","IBCommissionCurrency","Buy/Sell","LevelOfDetail"
+        "USD","STK","EXPO","US30214U1025","1","20220526;144322","22","89.87","1977.14","-0.50","0.20","USD","BUY","EXECUTION"
+        "USD","STK","EXPO","US30214U1025","2","20220527;144322","10","90","900","-0.10","0.35","USD","BUY","EXECUTION"
+        "USD","CASH","EUR.USD","","3","20220526;150054","-100","1.07","-107","0","0.40","USD","SELL","EXECUTION"
+        \(Self.cash)
+        "U1","USD","","","FEE REFUND","","20221001","20221001","10","Other Fees","11",""
+        "U1","USD","","","SNAPSHOT MARKET DATA","","20221001","20221001","3","Other Fees","12",""
+        "U1","USD","STK","EXPO","EXPO(US30214U1025) CASH DIVIDEND USD 0.69 PER SHARE (Return of Capital)","US30214U1025","20220624","20220624","4.83","Dividends","13","1"
+
+        """
+        let rows = try StatementImport.rows(Array(text.utf8), format: .ibkr, options: StatementOptions(tracksCash: true))
+        XCTAssertEqual(rows.rows.map { [$0.fields[.type], $0.fields[.amount], $0.fields[.currency], $0.fields[.fee]].map { $0 ?? "-" }.joined(separator: " ") }, [
+            // 0.50 tax less the 0.20 rebate; 0.10 tax less a 0.35 rebate is no fee and 0.25 money in.
+            "buy 22 USD 0.3",
+            "buy 10 USD 0", "deposit 0.25 USD -",
+            // A conversion has no fee: its rebate is money in.
+            "withdrawal 100 EUR -", "deposit 107 USD -", "deposit 0.4 USD -",
+            "deposit 10 USD -",
+        ])
+        XCTAssertEqual(Dictionary(rows.skipped, uniquingKeysWith: +),
+                       ["other fees (positive, not a refund)": 1, "dividend (return of capital)": 1])
     }
 
     func testAnotherFormatIsNamedAndAnActivityStatementRefused() throws {

@@ -27,8 +27,12 @@ final class Trading212CLITests: XCTestCase {
         let r = s.ok(["import", file])
         XCTAssertTrue(r.err.contains("Recognised the Trading 212 history (as with --format trading212)"), r.err)
         XCTAssertTrue(r.out.contains("From the Trading 212 history: 1 buy, 1 dividend, 1 interest payment, 1 deposit."), r.out)
-        XCTAssertTrue(r.err.contains("1 imported row's fee was paid in USD and is not counted"), r.err)
-        // 0.01 (interest) + 31.00 − 1.33 + 0.03 (dividend) = 29.71.
+        // The dividend's USD tax is converted with the row's figures (0.01 EUR): no fee goes uncounted.
+        XCTAssertFalse(r.err.contains("not counted"), r.err)
+        let dividend = try XCTUnwrap(try s.loadPortfolio().transactions.first { $0.type == .dividend })
+        XCTAssertEqual(dividend.amountValue.text, "0.04")
+        XCTAssertEqual(dividend.feeValue?.text, "0.01")
+        // 0.01 (interest) + 31.00 − 1.33 + 0.03 (dividend, net) = 29.71.
         let balances = try XCTUnwrap(try json(s, ["cash", "--json"])["balances"] as? [[String: Any]])
         XCTAssertEqual(balances.first { $0["currency"] as? String == "EUR" }?["amount"] as? String, "29.71")
         let holdings = try XCTUnwrap(try json(s, ["holdings", "--json"])["holdings"] as? [[String: Any]])

@@ -221,6 +221,22 @@ final class DEGIROTests: XCTestCase {
         XCTAssertEqual(Set(result.rows.compactMap { $0.fields[.id] }).count, 2)
     }
 
+    func testAReversedAndRebookedDividendCountsOnce() throws {
+        // Booked with its tax on 16-12, reversed on 19-12 and booked again on 20-12, all with the value
+        // date 15-12 (newest first, as DEGIRO writes): one dividend of 0.44 with 0.07 tax, not 0.88.
+        let text = """
+        Datum,Tijd,Valutadatum,Product,ISIN,Omschrijving,FX,Mutatie,,Saldo,,Order Id
+        20-12-2022,07:35,15-12-2022,HP INC,US40434L1052,Dividend,,USD,"0,44",USD,"0,81",
+        19-12-2022,07:35,15-12-2022,HP INC,US40434L1052,Dividend,,USD,"-0,44",USD,"0,37",
+        16-12-2022,07:40,15-12-2022,HP INC,US40434L1052,Dividendbelasting,,USD,"-0,07",USD,"0,81",
+        16-12-2022,07:40,15-12-2022,HP INC,US40434L1052,Dividend,,USD,"0,44",USD,"0,88",
+
+        """
+        let result = try read(text)
+        XCTAssertEqual(describe(result.rows), ["dividend US40434L1052 0.44 USD fee 0.07 2022-12-16T06:40:00Z"])
+        XCTAssertTrue(result.skipped.isEmpty, "\(result.skipped)")
+    }
+
     func testAFileOfNeitherKindIsRefused() {
         XCTAssertThrowsError(try read("Datum,Tijd,Product\n01-01-2024,10:00,X\n")) { error in
             XCTAssertTrue("\(error)".contains("no DEGIRO header found"), "\(error)")

@@ -57,10 +57,10 @@ final class FidelityTests: XCTestCase {
             "sell VVV 341 USD at 30.435102639296187683 fee 0 total 10378.37 2025-11-24",
             "deposit - 37592.63 USD fee 0 2025-12-03",
             "dividend BND 713.08 USD fee 0 2025-12-03",
-            // No TSM dividend that day in the file: the tax is an expense.
-            "expense - 32.93 USD fee 0 2025-10-09",
         ])
-        XCTAssertTrue(result.skipped.isEmpty, "\(result.skipped)")
+        // No TSM dividend in the file: the tax is counted, as every preset counts a dividend's tax
+        // without its dividend (DividendGroups).
+        XCTAssertEqual(Dictionary(result.skipped, uniquingKeysWith: +), ["dividend tax (its dividend is not in the file)": 1])
         let assets = Dictionary(result.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         XCTAssertEqual(assets.keys.sorted(), ["BND", "VVV", "WM"])
         XCTAssertEqual(assets["WM"]?.type, .stock)
@@ -69,7 +69,7 @@ final class FidelityTests: XCTestCase {
         XCTAssertEqual(assets["WM"]?.quote, AssetQuoteSource(service: .yahoo, symbol: "WM"))
         // Ids from the row and its place among identical rows: the same on every read, all different.
         XCTAssertEqual(try read(Self.allAccounts).rows.map { $0.fields[.id] }, result.rows.map { $0.fields[.id] })
-        XCTAssertEqual(Set(result.rows.compactMap { $0.fields[.id] }).count, 6)
+        XCTAssertEqual(Set(result.rows.compactMap { $0.fields[.id] }).count, 5)
     }
 
     func testForeignTaxIsJoinedIntoItsDividendAndFeesAddUp() throws {
@@ -118,6 +118,44 @@ final class FidelityTests: XCTestCase {
         XCTAssertTrue(noCash.rows.isEmpty)
         XCTAssertEqual(Dictionary(noCash.skipped, uniquingKeysWith: +),
                        ["deposit (the portfolio does not track cash)": 2, "withdrawal (the portfolio does not track cash)": 1])
+    }
+
+    func testAForeignTaxRefundIsNeverADeposit() throws {
+        // A refund on a later day nets into the symbol's dividend before it; one with no dividend in
+        // the file is counted (it was a deposit, money "paid in" that inflated the contributions).
+        let header = "Run Date,Action,Symbol,Security Description,Security Type,Quantity,Price ($),Commission ($),Fees ($),Accrued Interest ($),Amount ($),Settlement Date\n"
+        let later = header + """
+        10/09/2025, DIVIDEND RECEIVED TAIWAN SEMICONDUCTOR MANUFACTURING S... (TSM) (Cash),TSM,TAIWAN SEMICONDUCTOR,Cash,,,,,,156.80,
+        10/09/2025, FOREIGN TAX PAID TAIWAN SEMICONDUCTOR MANUFACTURING S... (TSM) (Cash),TSM,TAIWAN SEMICONDUCTOR,Cash,,,,,,-32.93,
+        11/20/2025, FOREIGN TAX PAID ADJ TAIWAN SEMICONDUCTOR MANUFACTURING S... (TSM) (Cash),TSM,TAIWAN SEMICONDUCTOR,Cash,,,,,,10.00,
+        11/20/2025, FOREIGN TAX PAID ADJ VODAFONE GROUP (VOD) (Cash),VOD,VODAFONE GROUP,Cash,,,,,,4.00,
+
+        """
+        let result = try read(later)
+        XCTAssertEqual(describe(result.rows), ["dividend TSM 156.8 USD fee 22.93 2025-10-09"])
+        XCTAssertEqual(Dictionary(result.skipped, uniquingKeysWith: +), ["dividend tax refund (its dividend is not in the file)": 1])
+    }
+
+    func testOnlyTheFooterIsLeftOutAndAnUnreadableRowIsCounted() throws {
+        // A row with no date and no amount in the middle used to switch the footer on and drop
+        // every row below it silently.
+        let text = """
+        Run Date,Action,Symbol,Security Description,Security Type,Quantity,Price ($),Commission ($),Fees ($),Accrued Interest ($),Amount ($),Settlement Date
+        01/27/2023, DIRECT DEBIT TREASURY DIRECTREAS DRCT (Cash),  , No Description,Cash,,,,,,-10000,
+        , JOURNALED SPP PURCHASE CREDIT (Cash),  , No Description,Cash,,,,,,,
+        01/23/2023,TRANSFERRED FROM VS XYYYYYYY (Cash),  , No Description,Cash,,,,,,3085.92,
+        01/19/2023, DIRECT DEPOSIT HOOGLE INC. PAYROLL (Cash),  , No Description,Cash,,,,,,1001.1,
+        "The data and information in this spreadsheet is provided to you solely for your use and is not for distribution.",,,,,,,,,,,
+        Date downloaded 01/24/2023 10:28 am,,,,,,,,,,,
+
+        """
+        let result = try read(text)
+        XCTAssertEqual(describe(result.rows), [
+            "withdrawal - 10000 USD fee 0 2023-01-27",
+            "deposit - 3085.92 USD fee 0 2023-01-23",
+            "deposit - 1001.1 USD fee 0 2023-01-19",
+        ])
+        XCTAssertEqual(Dictionary(result.skipped, uniquingKeysWith: +), ["row without a Run Date or an amount": 1])
     }
 
     func testABadDateAmongTheRowsIsAProblem() {

@@ -38,12 +38,14 @@ final class Trading212Tests: XCTestCase {
             "deposit - 31 EUR fee 0 2023-12-18T11:45:06Z",
             "buy US17275R1023 0.029053 EUR fee 0 total 1.33 2023-12-18T14:30:03Z",
             "sell US04634X2027 0.61254 EUR fee 0 total 0.7 2023-12-26T14:30:05Z",
-            // Withholding tax in USD on a EUR payment is counted, not converted.
-            "dividend US56035L1044 0.03 EUR fee 0 2023-12-27T12:05:25Z",
+            // Withholding tax in USD on a EUR payment, converted with the row's own figures:
+            // 0.03 × 0.01 / (0.154334 × 0.23 − 0.01) = 0.01177 EUR, 0.01 to the cent; 0.04 gross.
+            "dividend US56035L1044 0.04 EUR fee 0.01 2023-12-27T12:05:25Z",
+            // The price is in GBX, the tax in USD: no rate in the row, counted.
             "dividend IE00B1XNHC34 17.67 EUR fee 0 2024-01-12T14:14:14Z",
             "interest - 0.01 EUR fee 0 2023-11-06T22:06:41Z",
         ])
-        XCTAssertEqual(Dictionary(result.feesNotCounted, uniquingKeysWith: +), ["USD": 2])
+        XCTAssertEqual(Dictionary(result.feesNotCounted, uniquingKeysWith: +), ["USD": 1])
         XCTAssertEqual(Dictionary(result.skipped, uniquingKeysWith: +), ["stock distribution": 1])
         let assets = Dictionary(result.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         XCTAssertEqual(assets["IE00B1XNHC34"]?.type, .etf)

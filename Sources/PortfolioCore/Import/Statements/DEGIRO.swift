@@ -7,8 +7,10 @@ import Foundation
 ///   says `ETF`/`UCITS`, in the price's currency), the local value the exact total. The transaction
 ///   costs (and the AutoFX fee) are the fee when they are in the trade's currency; in another currency
 ///   (EUR on a USD trade) they are an expense of that currency's cash.
-/// - `Account.csv`, the cash ledger: a dividend joined with its dividend-tax rows (same ISIN, day
-///   and currency) into one dividend, the tax as its fee; deposits and withdrawals, interest, and
+/// - `Account.csv`, the cash ledger: a dividend joined with its dividend-tax rows, reversals and
+///   re-bookings (same ISIN, value date and currency; the day without a `Valutadatum`) into one
+///   dividend, the tax as its fee; a correction alone nets into the ISIN's last dividend before it
+///   (`DividendGroups`); deposits and withdrawals, interest, and
 ///   connection and other fees (an expense); currency legs (`Valuta Creditering`/`Debitering`, `FX
 ///   Credit`/`Debit`, …) grouped by order id, else by their time, into one cash exchange. A trade's
 ///   rows (and its fee rows) are counted, not imported: the trades come from Transactions.csv.
@@ -99,8 +101,8 @@ extension ExchangeImport.Mapper {
         let comma = StatementNumber.usesDecimalComma(records.map { cell($0, changeColumn + 1) })
 
         var occurrences: [String: Int] = [:]
-        var dividends: [DEGIRODividendGroup] = []
-        var dividendIndex: [String: Int] = [:]
+        var dividends = DividendGroups()
+        let valueDateColumn = index(["Valutadatum", "Value date", "Data Valor"])
         var exchanges: [DEGIROExchangeGroup] = []
         var exchangeIndex: [String: Int] = [:]
         for r in records {
@@ -163,16 +165,11 @@ extension ExchangeImport.Mapper {
             if d.contains("divid") {
                 guard !isin.isEmpty else { skip("dividend row without an ISIN"); continue }
                 let tax = has(["belasting", "tax", "steuer", "impôt", "imposto", "retenc", "retenç"])
-                let group = "\(isin)|\(day)|\(currency)"
-                if let i = dividendIndex[group] {
-                    if tax { dividends[i].tax += amount } else { dividends[i].amount += amount }
-                    if !tax, dividends[i].dividendLine == nil { dividends[i].dividendLine = r.line; dividends[i].notes = notes; dividends[i].id = rowID }
-                } else {
-                    dividendIndex[group] = dividends.count
-                    dividends.append(DEGIRODividendGroup(isin: isin, name: product, date: date, currency: currency,
-                                                         amount: tax ? 0 : amount, tax: tax ? amount : 0, line: r.line,
-                                                         dividendLine: tax ? nil : r.line, notes: notes, id: rowID))
-                }
+                // A dividend's rows, and its reversal and re-booking days later, share the value date.
+                let valueDate = cell(r, valueDateColumn)
+                let group = "\(isin)|\(valueDate.isEmpty ? day : valueDate)|\(currency)"
+                dividends.add(key: group, asset: isin, name: product, currency: currency, date: date,
+                              payment: tax ? 0 : amount, tax: tax ? -amount : 0, line: r.line, notes: notes, id: rowID)
                 continue
             }
             if has(["storting", "deposit", "einzahlung", "auszahlung", "withdrawal", "depósito", "levantamento", "overboeking"]) {
@@ -197,18 +194,8 @@ extension ExchangeImport.Mapper {
             skip(words.isEmpty ? "row without a description" : String(words.prefix(60)))
         }
 
-        for g in dividends {
-            guard g.amount > 0 else {
-                skip(g.dividendLine == nil ? "dividend tax (its dividend is not in the file)" : "dividend (reversed whole)")
-                continue
-            }
-            let withheld = -g.tax
-            guard withheld >= 0 else { skip("dividend with more tax refunded than withheld (not imported)"); continue }
-            guard let asset = register(g.isin, name: g.name, type: Self.degiroType(g.name), currency: g.currency) else {
-                skip("dividend (an ISIN bitpal cannot keep as a code)"); continue
-            }
-            dividend(line: g.dividendLine ?? g.line, asset: asset, amount: g.amount, tax: withheld, currency: g.currency, date: g.date,
-                     notes: g.notes, id: g.id)
+        keepDividends(dividends, unregistered: "dividend (an ISIN bitpal cannot keep as a code)") { m, g in
+            m.register(g.asset, name: g.name, type: Self.degiroType(g.name), currency: g.currency)
         }
         for g in exchanges {
             let out = g.legs.filter { $0.value < 0 }, into = g.legs.filter { $0.value > 0 }
@@ -304,20 +291,6 @@ extension ExchangeImport.Mapper {
             }
         }
     }
-}
-
-/// The rows of one DEGIRO dividend: payments and dividend tax, by ISIN, day and currency.
-struct DEGIRODividendGroup {
-    var isin: String
-    var name: String
-    var date: String
-    var currency: String
-    var amount: Decimal
-    var tax: Decimal
-    var line: Int
-    var dividendLine: Int?
-    var notes: String
-    var id: String
 }
 
 /// The legs of one DEGIRO currency conversion: the sum moved in each currency.

@@ -3,15 +3,17 @@ import Foundation
 /// Fidelity's account history CSV (`import --format fidelity`), in its per-account layouts
 /// (`Run Date,Action,Symbol,Security Description,…,Amount ($),Settlement Date`, with or without
 /// `Account`) and the 2025 all-accounts one (`…,Currency,Price,Quantity,…,Amount,…`). Blank lines
-/// above the header and the legal footer below the rows (`Date downloaded …`) are left out. Dates are
+/// above the header and the legal footer below the rows (lines of text in one cell, `Date downloaded …`)
+/// are left out; any other row without a Run Date is counted, and one with an amount is a problem. Dates are
 /// `MM/dd/yyyy` days; money is USD unless a `Currency` column says otherwise.
 ///
 /// The Action is free text, classified by how it starts:
 /// - `YOU BOUGHT` and `REINVESTMENT` are buys, `YOU SOLD` a sell (its quantity is negative in the
 ///   file) of the cash that moved (`Amount`, less Commission + Fees on a buy, plus them on a sale:
 ///   the price in the file is rounded), Commission + Fees the fee; quantity × price without an Amount.
-/// - `DIVIDEND RECEIVED` is a dividend of `Amount`; `FOREIGN TAX PAID` on the same symbol and day is
-///   joined into it as the tax withheld, else it is an expense.
+/// - `DIVIDEND RECEIVED` is a dividend of `Amount`; `FOREIGN TAX PAID` (or refunded) on the same
+///   symbol and day is joined into it as the tax withheld; on a later day it nets into the symbol's
+///   last dividend before it, and without one it is counted (a refund is not a deposit; `DividendGroups`).
 /// - `TRANSFERRED FROM` and `DIRECT DEPOSIT` are deposits, `TRANSFERRED TO` and `DIRECT DEBIT`
 ///   withdrawals, interest (`INTEREST`, `MUNI EXEMPT INT`, `MARGIN INTEREST`) interest received or,
 ///   when negative, an expense: all of `Amount`, to cash.
@@ -46,18 +48,22 @@ extension ExchangeImport.Mapper {
         guard let dayFormat = DateFormat("MM/dd/yyyy") else { return }
         let utc = TimeZone(identifier: "UTC") ?? .current
         var occurrences: [String: Int] = [:]
-        var groups: [FidelityDividendGroup] = []
-        var groupIndex: [String: Int] = [:]
-        var inFooter = false
+        var dividends = DividendGroups()
         for r in table.records {
-            if inFooter { continue }
             let dateText = table.cell(r, "Run Date", "Date")
             let action = table.cell(r, "Action")
             let amountText = table.cell(r, "Amount ($)", "Amount")
             guard let day = dayFormat.recordText(dateText, in: utc) else {
-                // The legal footer (`Date downloaded …`): text, no money; it and all below it are left out.
-                if amountText.isEmpty || ExchangeNumber.parse(amountText) == nil { inFooter = true; continue }
-                problems.append("line \(r.line): Run Date '\(TextEscaping.shortened(dateText))' is not a Fidelity date (MM/dd/yyyy)")
+                // The legal footer: lines of text in one cell, ending with `Date downloaded …`; left out.
+                let cells = r.fields.map(\.trimmedSpaces).filter { !$0.isEmpty }
+                if dateText.lowercased().hasPrefix("date downloaded") || (cells.count <= 1 && cells.allSatisfy { StatementNumber.parse($0) == nil }) {
+                    continue
+                }
+                if !amountText.isEmpty, ExchangeNumber.parse(amountText) != nil {
+                    problems.append("line \(r.line): Run Date '\(TextEscaping.shortened(dateText))' is not a Fidelity date (MM/dd/yyyy)")
+                } else {
+                    skip("row without a Run Date or an amount")
+                }
                 continue
             }
             let key = r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}")
@@ -103,22 +109,8 @@ extension ExchangeImport.Mapper {
                 if rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
             case .dividend, .foreignTax:
                 guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
-                let groupKey = "\(symbol)|\(day)|\(currency)"
-                let i: Int
-                if let found = groupIndex[groupKey] {
-                    i = found
-                } else {
-                    i = groups.count
-                    groupIndex[groupKey] = i
-                    groups.append(FidelityDividendGroup(symbol: symbol, name: name, day: day, currency: currency, line: r.line, id: rowID, notes: notes))
-                }
-                if kind == .dividend {
-                    if groups[i].dividendLine == nil { groups[i].dividendLine = r.line; groups[i].id = rowID; groups[i].notes = notes }
-                    groups[i].amount += value
-                } else {
-                    groups[i].tax -= value
-                    groups[i].taxRows.append((r.line, -value, rowID, notes))
-                }
+                dividends.add(key: "\(symbol)|\(day)|\(currency)", asset: symbol, name: name, currency: currency, date: day,
+                              payment: kind == .dividend ? value : 0, tax: kind == .dividend ? 0 : -value, line: r.line, notes: notes, id: rowID)
             case .deposit, .withdrawal:
                 guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
                 // The Action says which way; a sign against it (a reversal) is taken as the cash moved.
@@ -130,21 +122,8 @@ extension ExchangeImport.Mapper {
                      notes: notes, id: rowID)
             }
         }
-        for g in groups {
-            guard g.dividendLine != nil else {
-                // Tax without its dividend in the file: an expense (a refund, money in).
-                for (line, tax, rowID, notes) in g.taxRows {
-                    cash(line: line, type: tax < 0 ? "deposit" : "expense", amount: tax < 0 ? -tax : tax, currency: g.currency, date: g.day,
-                         notes: notes, id: rowID)
-                }
-                continue
-            }
-            guard let asset = fidelityAsset(g.symbol, name: g.name, currency: g.currency) else { skip("dividend (no symbol bitpal can keep as a code)"); continue }
-            if g.tax < 0 {
-                problems.append("line \(g.line): the dividend of \(asset) on \(g.day) has more foreign tax refunded (\(DecimalFormatting.exact(-g.tax))) than paid")
-                continue
-            }
-            dividend(line: g.dividendLine ?? g.line, asset: asset, amount: g.amount, tax: g.tax, currency: g.currency, date: g.day, notes: g.notes, id: g.id)
+        keepDividends(dividends, unregistered: "dividend (no symbol bitpal can keep as a code)") { m, g in
+            m.fidelityAsset(g.asset, name: g.name, currency: g.currency)
         }
     }
 
@@ -157,27 +136,3 @@ extension ExchangeImport.Mapper {
     }
 }
 
-/// The dividend and foreign-tax rows of one symbol on one day.
-struct FidelityDividendGroup {
-    var symbol: String
-    var name: String
-    var day: String
-    var currency: String
-    var line: Int
-    var id: String
-    var notes: String
-    var amount: Decimal = 0
-    var tax: Decimal = 0
-    var dividendLine: Int?
-    var taxRows: [(Int, Decimal, String, String)] = []
-
-    init(symbol: String, name: String, day: String, currency: String, line: Int, id: String, notes: String) {
-        self.symbol = symbol
-        self.name = name
-        self.day = day
-        self.currency = currency
-        self.line = line
-        self.id = id
-        self.notes = notes
-    }
-}

@@ -6,14 +6,20 @@ import Foundation
 ///
 /// - Trades: executions only (`LevelOfDetail` `EXECUTION`; order and lot summaries would count
 ///   twice). Stocks, ETFs and funds are bought and sold (commission and transaction taxes as the
-///   fee, a commission in another currency as an expense of that currency), and registered
+///   fee, a commission in another currency as an expense of that currency; a rebate, a positive
+///   commission, lowers the fee to no less than zero, and what is left over is a deposit), and registered
 ///   with their type, currency and, when the listing exchange is known, `yahoo:SYMBOL`. Currency
 ///   trades (`AssetClass` `CASH`, `EUR.USD`) are cash exchanges. Options, futures and the rest
 ///   are counted, not imported.
 /// - Cash transactions: a dividend (and a payment in lieu of one) with its withholding tax, fee
-///   rows, reversals and re-bookings joined by asset, day and currency into one dividend, the tax
-///   net as its fee; a correction on a later day changes the asset's last dividend before it.
-///   Deposits and withdrawals, interest received, interest paid and other fees go to cash.
+///   rows, reversals and re-bookings joined into one dividend, the tax net as its fee: by `ActionID`
+///   when the file has it (a correction on a later day joins the dividend it corrects), else by
+///   asset, day and currency, and a correction on a later day changes the asset's last dividend
+///   before it (`DividendGroups`). A dividend described `(Return of Capital)` is counted, not
+///   imported: it is not income, and bitpal has no row that lowers a holding's cost.
+///   Deposits and withdrawals, interest received, interest paid and fees go to cash; a positive fee
+///   row is a deposit only when its description says it is a refund (`REFUND`, `REVERSAL`, `REBATE`,
+///   `CREDIT`, `CORRECTION`), else it is counted.
 extension ExchangeImport.Mapper {
     /// Yahoo's suffix for IBKR's listing exchanges (`IBIS` → `.DE`); US markets have none.
     static let ibkrYahooSuffix: [String: String] = [
@@ -33,8 +39,7 @@ extension ExchangeImport.Mapper {
         let newYork = TimeZone(identifier: "America/New_York") ?? TimeZone(identifier: "UTC") ?? .current
         var table: StatementTable?
         var sawHeader = false
-        var dividends: [IBKRDividendGroup] = []
-        var groupIndex: [String: Int] = [:]
+        var dividends = DividendGroups()
         for r in records {
             let first = r.fields.first?.trimmedSpaces.uppercased() ?? ""
             if ["BOF", "BOA", "BOS", "EOS", "EOA", "EOF", "MSG"].contains(first) { continue }
@@ -44,7 +49,7 @@ extension ExchangeImport.Mapper {
                 if t.has("TradePrice") || t.has("Buy/Sell") {
                     ibkrTrade(r, t, zone: newYork)
                 } else if t.has("Type"), t.has("Amount") {
-                    ibkrCash(r, t, dividends: &dividends, index: &groupIndex)
+                    ibkrCash(r, t, dividends: &dividends)
                 } else {
                     skip("row of another Flex section")
                 }
@@ -56,7 +61,9 @@ extension ExchangeImport.Mapper {
         guard sawHeader else {
             throw ImportFailure(problems: ["no Flex Query header found (expected CurrencyPrimary with Buy/Sell, TradePrice … or Type, Amount …)"])
         }
-        ibkrDividends(dividends)
+        keepDividends(dividends, unregistered: "dividend (a symbol bitpal cannot keep as a code)") { m, g in
+            m.register(g.asset, name: g.name, type: .stock, currency: g.currency)
+        }
     }
 
     /// The asset code a row names: its symbol, else its ISIN.
@@ -115,8 +122,10 @@ extension ExchangeImport.Mapper {
                 cashExchange(line: r.line, from: (amount, pair[0]), to: (money, currency), date: date, notes: notes, id: legID)
             }
             if commission != 0 {
-                cash(line: r.line, type: "expense", amount: -commission, currency: commissionCurrency.isEmpty ? currency : commissionCurrency,
-                     date: date, notes: notes + " commission", id: rowID.map { id($0 + ":commission") })
+                // A conversion has no fee: the commission is an expense, a rebate (positive) money in.
+                cash(line: r.line, type: commission < 0 ? "expense" : "deposit", amount: commission < 0 ? -commission : commission,
+                     currency: commissionCurrency.isEmpty ? currency : commissionCurrency,
+                     date: date, notes: notes + (commission < 0 ? " commission" : " commission rebate"), id: rowID.map { id($0 + ":commission") })
             }
             return
         }
@@ -135,9 +144,13 @@ extension ExchangeImport.Mapper {
             skip("trade (a symbol bitpal cannot keep as a code)"); return
         }
         // The commission and the transaction taxes are the fee, in the trade's currency; a commission
-        // charged in another currency is an expense of that currency's cash.
+        // charged in another currency is an expense of that currency's cash. A rebate (a positive
+        // commission) lowers the fee, never below zero: what it leaves over is money in, a deposit.
         var fee = taxes < 0 ? -taxes : taxes
-        if commissionCurrency.isEmpty || commissionCurrency == currency { fee += commission < 0 ? -commission : commission }
+        var rebate: Decimal = 0
+        if commissionCurrency.isEmpty || commissionCurrency == currency {
+            if commission <= 0 { fee -= commission } else if commission <= fee { fee -= commission } else { rebate = commission - fee; fee = 0 }
+        }
         let moneyText = t.cell(r, "TradeMoney")
         var total: Decimal?
         if !moneyText.isEmpty, let m = number(moneyText, line: r.line, column: "TradeMoney") { total = m < 0 ? -m : m }
@@ -148,9 +161,14 @@ extension ExchangeImport.Mapper {
         add(line: r.line, type: buying ? "buy" : "sell", coin: assetID, amount: amount, price: price < 0 ? -price : price, fee: fee, total: total,
             date: date, notes: notes)
         if let rowID, rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
+        if rebate > 0 {
+            cash(line: r.line, type: "deposit", amount: rebate, currency: currency, date: date, notes: notes + " commission rebate",
+                 id: rowID.map { id($0 + ":commission") })
+        }
         if !commissionCurrency.isEmpty, commissionCurrency != currency, commission != 0 {
             if CurrencyCode.isSupported(commissionCurrency) {
-                cash(line: r.line, type: "expense", amount: -commission, currency: commissionCurrency, date: date, notes: notes + " commission",
+                cash(line: r.line, type: commission < 0 ? "expense" : "deposit", amount: commission < 0 ? -commission : commission,
+                     currency: commissionCurrency, date: date, notes: notes + (commission < 0 ? " commission" : " commission rebate"),
                      id: rowID.map { id($0 + ":commission") })
             } else {
                 feesNotCounted[commissionCurrency, default: 0] += 1
@@ -158,7 +176,7 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    mutating func ibkrCash(_ r: CSVRecord, _ t: StatementTable, dividends: inout [IBKRDividendGroup], index: inout [String: Int]) {
+    mutating func ibkrCash(_ r: CSVRecord, _ t: StatementTable, dividends: inout DividendGroups) {
         let type = t.cell(r, "Type").lowercased()
         let currency = t.cell(r, "CurrencyPrimary", "Currency").uppercased()
         let dateText = [t.cell(r, "SettleDate"), t.cell(r, "DateTime", "Date/Time"), t.cell(r, "ReportDate")].first { !$0.isEmpty } ?? ""
@@ -174,31 +192,40 @@ extension ExchangeImport.Mapper {
         let description = t.cell(r, "Description")
         let code = Self.ibkrCode(r, t)
         let notes = "IBKR " + (description.isEmpty ? type : description)
+        /// Joins the row into its dividend: by `ActionID` (IBKR's id for the corporate action, on every
+        /// row of it, a later correction too) when the file has one, else by asset, day and currency.
         func join(dividend: Decimal, tax: Decimal) {
-            let key = "\(code)|\(day)|\(currency)"
-            if let i = index[key] {
-                dividends[i].amount += dividend
-                dividends[i].tax += tax
-                if dividend > 0 && dividends[i].firstDividendLine == nil { dividends[i].firstDividendLine = r.line; dividends[i].notes = notes }
-            } else {
-                index[key] = dividends.count
-                let name = description.split(separator: "(").first.map { String($0).trimmedSpaces } ?? code
-                dividends.append(IBKRDividendGroup(code: code, name: name, day: day, currency: currency, amount: dividend, tax: tax,
-                                                   line: r.line, firstDividendLine: dividend > 0 ? r.line : nil, notes: notes,
-                                                   id: rowID ?? id("dividend:\(key)")))
-            }
+            let action = t.cell(r, "ActionID")
+            let key = action.isEmpty || action == "0" ? "\(code)|\(day)|\(currency)" : "action:\(action)|\(currency)"
+            let name = description.split(separator: "(").first.map { String($0).trimmedSpaces } ?? code
+            dividends.add(key: key, exact: !(action.isEmpty || action == "0"), asset: code, name: name, currency: currency, date: day,
+                          payment: dividend, tax: tax, line: r.line, notes: notes, id: rowID ?? id("dividend:\(key)"))
         }
         switch type {
         case "dividends", "payment in lieu of dividends":
             guard !code.isEmpty else { skip("dividend (no symbol or ISIN)"); return }
+            // bitpal has no return of capital: it is not income, and lowering the basis is not a row
+            // bitpal keeps; counted, not taken for a dividend.
+            if description.uppercased().contains("RETURN OF CAPITAL") { skip("dividend (return of capital)"); return }
             join(dividend: amount, tax: 0)
         case "withholding tax":
-            guard !code.isEmpty else { cash(line: r.line, type: amount < 0 ? "expense" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency, date: day, notes: notes, id: rowID); return }
+            guard !code.isEmpty else {
+                // Tax on no asset: paid, an expense; refunded, counted (it is not money paid in).
+                if amount < 0 { cash(line: r.line, type: "expense", amount: -amount, currency: currency, date: day, notes: notes, id: rowID) }
+                else { skip(amount == 0 ? "withholding tax (zero)" : "withholding tax refund (no asset named)") }
+                return
+            }
             join(dividend: 0, tax: -amount)
         case "other fees", "commission adjustments", "broker fees", "advisor fees":
             if !code.isEmpty && description.uppercased().contains("DIVIDEND") { join(dividend: 0, tax: -amount); return }
-            cash(line: r.line, type: amount < 0 ? "expense" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency,
-                 date: day, notes: notes, id: rowID)
+            if amount < 0 {
+                cash(line: r.line, type: "expense", amount: -amount, currency: currency, date: day, notes: notes, id: rowID)
+            } else if Self.ibkrIsRefund(description) {
+                // A fee given back (`… REFUND`, `REVERSAL`, `CREDIT`): money in, a deposit.
+                cash(line: r.line, type: "deposit", amount: amount, currency: currency, date: day, notes: notes, id: rowID)
+            } else {
+                skip(amount == 0 ? "\(type) (zero)" : "\(type) (positive, not a refund)")
+            }
         case "deposits/withdrawals", "deposits & withdrawals", "deposits and withdrawals":
             cash(line: r.line, type: amount < 0 ? "withdrawal" : "deposit", amount: amount < 0 ? -amount : amount, currency: currency,
                  date: day, notes: notes, id: rowID)
@@ -213,42 +240,9 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    /// The joined dividends, in date order: a group with a dividend is one dividend (the tax net as its
-    /// fee); a group of corrections alone (a reversal, a tax refund) changes the asset's last dividend before it.
-    mutating func ibkrDividends(_ groups: [IBKRDividendGroup]) {
-        var kept: [IBKRDividendGroup] = []
-        for g in groups.enumerated().sorted(by: { ($0.element.day, $0.offset) < ($1.element.day, $1.offset) }).map(\.element) {
-            if g.amount > 0 { kept.append(g); continue }
-            guard let i = kept.lastIndex(where: { $0.code == g.code && $0.currency == g.currency }),
-                  kept[i].amount + g.amount >= 0, kept[i].tax + g.tax >= 0 else {
-                skip(g.amount == 0 ? "dividend tax correction (its dividend is not in the file)" : "dividend reversal (its dividend is not in the file)")
-                continue
-            }
-            kept[i].amount += g.amount
-            kept[i].tax += g.tax
-        }
-        for g in kept {
-            if g.amount == 0 { skip("dividend (reversed whole)"); continue }
-            guard let asset = register(g.code, name: g.name, type: .stock, currency: g.currency) else { skip("dividend (a symbol bitpal cannot keep as a code)"); continue }
-            if g.tax < 0 {
-                problems.append("line \(g.line): the dividend of \(asset) on \(g.day) has more tax refunded (\(DecimalFormatting.exact(-g.tax))) than withheld")
-                continue
-            }
-            dividend(line: g.firstDividendLine ?? g.line, asset: asset, amount: g.amount, tax: g.tax, currency: g.currency, date: g.day, notes: g.notes, id: g.id)
-        }
+    /// Whether a positive fee row says it gives a fee back.
+    static func ibkrIsRefund(_ description: String) -> Bool {
+        let words = description.uppercased().split(whereSeparator: { !$0.isLetter })
+        return words.contains { ["REFUND", "REFUNDED", "REVERSAL", "REVERSED", "REBATE", "CREDIT", "CORRECTION"].contains($0) }
     }
-}
-
-/// The cash rows of one dividend: its payments and reversals, withholding tax and fees, by asset, day and currency.
-struct IBKRDividendGroup {
-    var code: String
-    var name: String
-    var day: String
-    var currency: String
-    var amount: Decimal
-    var tax: Decimal
-    var line: Int
-    var firstDividendLine: Int?
-    var notes: String
-    var id: String
 }

@@ -8,8 +8,10 @@ import Foundation
 ///   in that currency, which are the fee. The ISIN is the asset's code (a stock, or an ETF when the
 ///   name says so), registered in the account's currency too (bitpal keeps an asset's trades and
 ///   dividends in its one currency, and Trading 212 gives every amount but the price in the account's).
-/// - Dividends: `Total` is what arrived; the withholding tax in the same currency is added back as
-///   the fee, in another currency (the instrument's) it is counted, not converted.
+/// - Dividends: `Total` is what arrived; the withholding tax is added back as the fee. Tax in the
+///   instrument's currency (USD on a EUR account) is converted with the row's own figures: the gross
+///   is shares × price per share in that currency, so the tax is Total × tax / (gross − tax), rounded
+///   half-up to the cent; without them it is counted, not converted.
 /// - Deposits, withdrawals (whatever the sign of `Total`), interest on cash and lending interest go
 ///   to cash; a currency conversion with its from and to amounts is a cash exchange.
 /// - Everything else (stock distributions, splits, transfers, card payments) is counted by its action.
@@ -88,7 +90,21 @@ extension ExchangeImport.Mapper {
                 if !taxText.isEmpty {
                     guard let w = number(taxText, line: r.line, column: "Withholding tax") else { continue }
                     let c = currency(r, of: "Withholding tax")
-                    if c.isEmpty || c == totalCurrency { tax = w < 0 ? -w : w } else if w != 0 { feesNotCounted[c, default: 0] += 1 }
+                    let withheld = w < 0 ? -w : w
+                    if c.isEmpty || c == totalCurrency {
+                        tax = withheld
+                    } else if withheld != 0 {
+                        // Tax in the instrument's currency: converted at the row's own rate. Shares ×
+                        // price per share (the gross dividend per share, in that currency) less the tax is
+                        // what arrived as Total, so the tax is Total × tax / (gross − tax), to the cent.
+                        let priceCurrency = table.cell(r, "Currency (Price / share)").uppercased()
+                        if priceCurrency == c, let shares = StatementNumber.parse(table.cell(r, "No. of shares")),
+                           let perShare = StatementNumber.parse(table.cell(r, "Price / share")), shares * perShare - withheld > 0 {
+                            tax = DecimalFormatting.rounded(net * withheld / (shares * perShare - withheld), scale: 2)
+                        } else {
+                            feesNotCounted[c, default: 0] += 1
+                        }
+                    }
                 }
                 guard !isin.isEmpty, let asset = register(isin, name: name, type: Self.degiroType(name), currency: totalCurrency) else {
                     skip("dividend (no ISIN bitpal can keep as a code)"); continue
