@@ -115,4 +115,16 @@ final class CoinTrackingTests: XCTestCase {
         XCTAssertThrowsError(try read(#""Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date""# + "\n"
             + #""Deposit","1","BTC","-","","","","","","","2019-13-40 10:00:00""# + "\n"))
     }
+
+    /// Two withdrawals of one transaction: a wider export listing the other first keeps the ids.
+    func testAnOverlappingFileWithAnotherRowOfTheTxIDFirstKeepsTheIds() throws {
+        let header = #""Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date","Tx-ID""#
+        let withdrawal = #""Withdrawal","","","0.5","ETH","","","","","","2025-01-11 10:12:27","0xabc""#
+        let a = try read(header + "\n" + withdrawal + "\n")
+        let b = try read(header + "\n" + #""Withdrawal","","","0.2","ETH","","","","","","2025-01-11 10:12:27","0xabc""# + "\n" + withdrawal + "\n")
+        XCTAssertEqual(a.rows.count, 1)
+        XCTAssertEqual(b.rows.count, 2)
+        XCTAssertEqual(a.rows.first?.fields[.id], b.rows.last?.fields[.id])
+        XCTAssertNotEqual(b.rows.first?.fields[.id], b.rows.last?.fields[.id])
+    }
 }

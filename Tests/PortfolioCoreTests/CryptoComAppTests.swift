@@ -98,4 +98,17 @@ final class CryptoComAppTests: XCTestCase {
         XCTAssertEqual(skipped(p)["withdrawal (the portfolio does not track cash)"], 1)
         XCTAssertEqual(skipped(p)["currency conversion (the portfolio does not track cash)"], 1)
     }
+
+    /// A wider export listing another row of the same hash first keeps the ids of the rows it shares.
+    func testAnOverlappingFileWithAnotherRowOfTheHashFirstKeepsTheIds() throws {
+        let header = "Timestamp (UTC),Transaction Description,Currency,Amount,To Currency,To Amount,Native Currency,Native Amount,"
+            + "Native Amount (in USD),Transaction Kind,Transaction Hash"
+        let withdrawal = "2025-02-01 10:00:00,Withdraw ETH,ETH,-0.5,,,EUR,1500,1600,crypto_withdrawal,0xabc"
+        let a = try read(header + "\n" + withdrawal + "\n")
+        let b = try read(header + "\n2025-02-01 10:00:00,Withdraw ETH,ETH,-0.2,,,EUR,600,640,crypto_withdrawal,0xabc\n" + withdrawal + "\n")
+        XCTAssertEqual(a.rows.count, 1)
+        XCTAssertEqual(b.rows.count, 2)
+        XCTAssertEqual(a.rows.first?.fields[.id], b.rows.last?.fields[.id])
+        XCTAssertNotEqual(b.rows.first?.fields[.id], b.rows.last?.fields[.id])
+    }
 }

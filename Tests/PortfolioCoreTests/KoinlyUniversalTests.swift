@@ -98,4 +98,19 @@ final class KoinlyUniversalTests: XCTestCase {
         XCTAssertThrowsError(try read(Self.header + "\n26/09/2024,1,EUR,1,BTC,,,,,,,\n"))
         XCTAssertThrowsError(try read(Self.header + "\n2024-09-26 10:00 UTC,x,EUR,1,BTC,,,,,,,\n"))
     }
+
+    /// A wider export that lists another row of the same transaction first keeps the ids of the rows
+    /// the narrower one had: ids are keyed on the hash and the row, not the hash's position.
+    func testAnOverlappingFileWithAnotherRowOfTheHashFirstKeepsTheIds() throws {
+        let withdrawal = "2024-01-08 13:00 UTC,0.1,ETH,,,,,,,,To Ledger,0xabc"
+        let a = try read(Self.header + "\n" + withdrawal + "\n")
+        let b = try read(Self.header + "\n2024-01-08 13:00 UTC,0.0005,ETH,,,,,,,cost,Gas,0xabc\n" + withdrawal + "\n" + withdrawal + "\n")
+        let outA = a.rows.filter { $0.fields[.type] == "transfer-out" }, outB = b.rows.filter { $0.fields[.type] == "transfer-out" }
+        XCTAssertEqual(outA.count, 1)
+        XCTAssertEqual(outB.count, 2)
+        XCTAssertEqual(outA.first?.fields[.id], outB.first?.fields[.id])
+        // Wholly identical rows are numbered: the second keeps an id of its own.
+        XCTAssertNotEqual(outB.first?.fields[.id], outB.last?.fields[.id])
+        XCTAssertEqual(Set(b.rows.compactMap { $0.fields[.id] }).count, 3)
+    }
 }

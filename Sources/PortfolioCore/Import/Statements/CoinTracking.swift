@@ -22,8 +22,8 @@ import Foundation
 ///   their basis a realized loss); in money, an expense.
 /// - `Spend`, `Donation`, `Gift` (outgoing) have no value in the table: skipped and counted.
 /// - Anything else (margin, derivatives, liquidity, loans) is skipped and counted by type.
-/// The id is the Tx-ID with the type when given, else a hash of the row with its position among
-/// identical rows.
+/// The id is the Tx-ID (when given) with what the row says, numbered only among rows that are wholly
+/// identical.
 extension ExchangeImport.Mapper {
     static let coinTrackingRewardTypes: Set<String> = [
         "income", "staking", "mining", "mining (commercial)", "airdrop", "gift/tip", "reward / bonus", "interest income", "lending income",
@@ -64,9 +64,8 @@ extension ExchangeImport.Mapper {
             }
             let type = t.cell(r, "Type").lowercased()
             let txid = t.cell(r, "Tx-ID", "TxID", "Tx ID")
-            let key = txid.isEmpty || txid == "-" ? "row:" + r.fields.map { $0.trimmedSpaces == "-" ? "" : $0.trimmedSpaces }.joined(separator: "\u{1F}")
-                : "tx:" + txid + "|" + type
-            let rowID = id(seen.key(key))
+            let cells = r.fields.map { $0.trimmedSpaces == "-" ? "" : $0.trimmedSpaces }
+            let rowID = id(seen.key(RowOccurrences.rowKey(hash: txid == "-" ? "" : txid, cells)))
             let dateText = t.cell(r, "Date")
             guard let date = Self.coinTrackingDate(dateText) else {
                 problems.append("line \(r.line): Date '\(TextEscaping.escaped(dateText))' is not a CoinTracking date (dd.MM.yyyy HH:mm:ss, yyyy-MM-dd HH:mm:ss or M/d/yyyy H:mm)")

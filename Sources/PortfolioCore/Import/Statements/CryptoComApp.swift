@@ -24,7 +24,8 @@ import Foundation
 /// - `crypto_payment`: a spend at its native value.
 /// - Moves between the app, the Exchange, Earn, Supercharger and locked stakes are internal moves;
 ///   reverted rewards and every other kind are skipped and counted by kind.
-/// The id is the Transaction Hash when given, else a hash of the row with its position among identical rows.
+/// The id is the Transaction Hash (when given) with what the row says, numbered only among rows that
+/// are wholly identical.
 extension ExchangeImport.Mapper {
     struct CryptoComRow {
         var line: Int
@@ -88,7 +89,7 @@ extension ExchangeImport.Mapper {
                 if v != 0 { native = (v < 0 ? -v : v, currency) }
             }
             let hash = t.cell(r, "Transaction Hash")
-            let key = hash.isEmpty ? "row:" + r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}") : "tx:" + hash
+            let key = RowOccurrences.rowKey(hash: hash, r.fields.map(\.trimmedSpaces))
             let row = CryptoComRow(line: r.line, date: date, time: time, description: t.cell(r, "Transaction Description"),
                                    currency: t.cell(r, "Currency").uppercased(), amount: amount, toCurrency: t.cell(r, "To Currency").uppercased(),
                                    toAmount: toAmount, native: native, kind: t.cell(r, "Transaction Kind").lowercased(), id: id(seen.key(key)))

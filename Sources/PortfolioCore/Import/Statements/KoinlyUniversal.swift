@@ -21,8 +21,8 @@ import Foundation
 ///   counted. Anything else is a withdrawal: money from cash, crypto a transfer-out, its fee in units.
 /// - `swap`, `liquidity in`, `liquidity out`, `realized gain` and rows that move nothing are
 ///   skipped and counted.
-/// The id is the TxHash (with its position among rows of the same hash), else a hash of the row with
-/// its position among identical rows: a re-import of an overlapping file finds the rows again.
+/// The id is the TxHash with what the row says (one transaction may have several rows), numbered only
+/// among rows that are wholly identical: a re-import of an overlapping file finds the rows again.
 extension ExchangeImport.Mapper {
     static let koinlyRewardLabels: Set<String> = [
         "reward", "airdrop", "mining", "income", "other income", "staking", "loan interest", "lending interest", "interest", "cashback",
@@ -36,8 +36,7 @@ extension ExchangeImport.Mapper {
         var seen = RowOccurrences()
         for r in t.records {
             let hash = t.cell(r, "TxHash", "Tx Hash", "Transaction Hash")
-            let key = hash.isEmpty ? "row:" + r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}") : "tx:" + hash
-            let rowID = id(seen.key(key))
+            let rowID = id(seen.key(RowOccurrences.rowKey(hash: hash, r.fields.map(\.trimmedSpaces))))
             let label = t.cell(r, "Label", "Tag").lowercased()
             let dateText = t.cell(r, "Date", "Date (UTC)")
             guard let date = Self.utcTimestamp(dateText) else {
@@ -87,9 +86,17 @@ extension ExchangeImport.Mapper {
     }
 }
 
-/// Counts rows by a key, so identical rows (partial fills of one order) keep ids of their own.
+/// Counts rows by a key, so identical rows (partial fills of one order) keep ids of their own. The
+/// one convention of the crypto presets: the first occurrence is the key, the next ones `#2`, `#3` …
 struct RowOccurrences {
     var counts: [String: Int] = [:]
+
+    /// The key of a row: its transaction hash (when it has one) with every cell it has. A hash alone
+    /// is no key: one transaction may have several rows (a withdrawal and its `cost`), and a wider
+    /// export listing another of them first would shift the ids of the rest.
+    static func rowKey(hash: String, _ cells: [String]) -> String {
+        (hash.isEmpty ? "row:" : "tx:" + hash + "|") + cells.joined(separator: "\u{1F}")
+    }
 
     /// `key` the first time, `key#2` the second …
     mutating func key(_ key: String) -> String {
