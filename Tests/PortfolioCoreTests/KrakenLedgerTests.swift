@@ -136,4 +136,12 @@ final class KrakenLedgerTests: XCTestCase {
         let p = try StatementImport.rows(Array(wide.utf8), format: .krakenLedger, options: StatementOptions(tracksCash: false))
         XCTAssertEqual(p.rows.map(presetLine), ["reward ADA 5 0 - - - 2025-01-02T03:04:05Z"])
     }
+
+    /// Rows with neither refid nor txid that say the same thing keep ids of their own.
+    func testIdenticalRowsWithoutRefidOrTxidKeepTheirOwnIds() throws {
+        let row = #""","","2024-03-12 09:29:47","earn","reward","currency","BTC",0.0000000841,0,0.0123456789"#
+        let p = try read(row + "\n" + row)
+        XCTAssertEqual(p.rows.count, 2)
+        XCTAssertEqual(Set(p.rows.compactMap { $0.fields[.id] }).count, 2)
+    }
 }

@@ -20,6 +20,7 @@ import Foundation
 /// - Moves between spot, staking, earn and futures wallets are internal moves, skipped and counted;
 ///   margin, rollovers and the rest are skipped and counted by type.
 /// Staked codes (`DOT.S`, `BTC.M`, `ETH28.S` …) are the plain asset, X/Z codes their plain names.
+/// The id is the refid, else the txid, else what the row says numbered among identical rows.
 extension ExchangeImport.Mapper {
     /// One row of the ledger, read.
     struct KrakenLedgerRow {
@@ -37,6 +38,8 @@ extension ExchangeImport.Mapper {
         var fee: Decimal
         /// Whether the row has a balance (a pending deposit's or withdrawal's has none).
         var hasBalance: Bool
+        /// What the row says, numbered among identical rows: its id when it has no refid or txid.
+        var rowKey = ""
     }
 
     /// `DOT28.S`, `BTC.M`, `XXBT` → `DOT`, `BTC`, `BTC`.
@@ -59,6 +62,7 @@ extension ExchangeImport.Mapper {
                                         what: "Kraken ledgers.csv")
         var groups: [[KrakenLedgerRow]] = []
         var index: [String: Int] = [:]
+        var seen = RowOccurrences()
         for r in t.records {
             let code = t.cell(r, "asset")
             let time = t.cell(r, "time")
@@ -66,10 +70,11 @@ extension ExchangeImport.Mapper {
             guard let amount = number(t.cell(r, "amount"), line: r.line, column: "amount") else { continue }
             let feeText = t.cell(r, "fee")
             guard let fee = feeText.isEmpty ? 0 : number(feeText, line: r.line, column: "fee") else { continue }
-            let row = KrakenLedgerRow(line: r.line, txid: t.cell(r, "txid"), refid: t.cell(r, "refid"), time: time,
+            var row = KrakenLedgerRow(line: r.line, txid: t.cell(r, "txid"), refid: t.cell(r, "refid"), time: time,
                                       type: t.cell(r, "type").lowercased(), subtype: t.cell(r, "subtype").lowercased(),
                                       code: code.uppercased(), asset: Self.krakenLedgerAsset(code), amount: amount, fee: fee,
                                       hasBalance: !t.cell(r, "balance").isEmpty)
+            row.rowKey = seen.key("row:\(row.time)|\(row.code)|\(row.type)|\(DecimalFormatting.exact(row.amount))")
             // `Unknown` (earn rows since 2024) and an empty refid join nothing: each row is its own event.
             let key = row.refid.isEmpty || row.refid.lowercased() == "unknown" ? "line:\(r.line)" : "ref:" + row.refid
             if let i = index[key] { groups[i].append(row) } else { index[key] = groups.count; groups.append([row]) }
@@ -89,11 +94,12 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    /// The stable id of an event: its refid, else its txid, else what the row says.
+    /// The stable id of an event: its refid, else its txid, else what the row says (numbered among
+    /// identical rows, so two equal rewards of one second keep ids of their own).
     func krakenLedgerID(_ r: KrakenLedgerRow) -> String {
         if !r.refid.isEmpty && r.refid.lowercased() != "unknown" { return id("ref:" + r.refid) }
         if !r.txid.isEmpty { return id("tx:" + r.txid) }
-        return id("row:\(r.time)|\(r.code)|\(r.type)|\(DecimalFormatting.exact(r.amount))")
+        return id(r.rowKey)
     }
 
     mutating func krakenLedgerEvent(_ group: [KrakenLedgerRow], earnMove: (KrakenLedgerRow) -> Bool) {
