@@ -113,4 +113,25 @@ final class KoinlyUniversalTests: XCTestCase {
         XCTAssertNotEqual(outB.first?.fields[.id], outB.last?.fields[.id])
         XCTAssertEqual(Set(b.rows.compactMap { $0.fields[.id] }).count, 3)
     }
+
+    /// A crypto deposit with a net worth comes in at that value; without one at 0, with a note.
+    func testACryptoDepositComesInAtItsNetWorth() throws {
+        let p = try read(Self.header + """
+
+        2024-02-01 10:00 UTC,,,0.5,ETH,,,1250,EUR,,From wallet,0x1
+        2024-02-02 10:00 UTC,,,2,SOL,,,,,,From wallet,0x2
+
+        """)
+        XCTAssertEqual(p.rows.map(presetLine), [
+            "transfer-in ETH 0.5 2500 - 0 EUR 2024-02-01T10:00:00Z",
+            "transfer-in SOL 2 0 - 0 - 2024-02-02T10:00:00Z",
+        ])
+        XCTAssertTrue(p.rows[1].fields[.notes]?.contains("cost not in the file (0)") ?? false)
+    }
+
+    /// `interest` is among the reward labels the doc comment names, and the code takes it as one.
+    func testInterestIsAReward() throws {
+        let p = try read(Self.header + "\n2024-02-03 10:00 UTC,,,0.01,ETH,,,25,EUR,interest,Interest,\n")
+        XCTAssertEqual(p.rows.map(presetLine), ["reward ETH 0.01 2500 - - EUR 2024-02-03T10:00:00Z"])
+    }
 }

@@ -12,9 +12,10 @@ import Foundation
 ///   counted among the fees not counted. Money against money is a currency conversion. Crypto
 ///   against crypto is a swap valued at the row's net worth when that is in money, else skipped.
 /// - Received only: labels `reward`, `airdrop`, `mining`, `income`, `other income`, `staking`,
-///   `loan interest`, `lending interest`, `cashback` are rewards valued at the net worth (price =
-///   net worth ÷ amount; 0 when the row gives none); in money, interest on cash. Anything else is a
-///   deposit: money to cash, crypto a transfer-in at a cost of 0 (the file gives none).
+///   `loan interest`, `lending interest`, `interest`, `cashback` are rewards valued at the net worth
+///   (price = net worth ÷ amount; 0 when the row gives none); in money, interest on cash. Anything
+///   else is a deposit: money to cash, crypto a transfer-in at the net worth (price = net worth ÷
+///   amount), or at a cost of 0 with a note when the row gives none.
 /// - Sent only: `cost`, `margin fee`, `interest payment`, `fee`, `lost`, `stolen` are units gone
 ///   for nothing (a `fee`: their basis is a realized loss; in money, an expense); `gift`,
 ///   `donation`, `spend` with a net worth are a spend at that value, without one skipped and
@@ -221,14 +222,26 @@ extension ExchangeImport.Mapper {
         ]])
     }
 
-    /// Money into cash, or crypto in from elsewhere at a cost of 0.
+    /// Money into cash, or crypto in from elsewhere at the row's worth when it gives one (price =
+    /// worth ÷ the units kept), else at a cost of 0.
     mutating func interchangeDeposit(_ e: InterchangeEvent, asset: (Decimal, String)) {
         let (amount, code) = asset
         countOtherFee(e, [code])
+        let net = amount - feeIn(e, code)
         if let currency = ExchangeImport.moneyCurrency(code) {
-            cash(line: e.line, type: "deposit", amount: amount - feeIn(e, code), currency: currency, date: e.date, notes: e.notes, id: e.id)
+            cash(line: e.line, type: "deposit", amount: net, currency: currency, date: e.date, notes: e.notes, id: e.id)
+        } else if let (value, currency) = e.worth {
+            guard let a = Self.fixed(net), a.units > 0, let v = Self.fixed(value), v.units > 0,
+                  let price = try? Exact36(v).divided(by: a).roundedToFixed18() else {
+                if net <= 0 { skip("transfer-in (zero)") } else { tooLarge(line: e.line, "transfer-in") }
+                return
+            }
+            keep(line: e.line, kind: "transfer-in", [[
+                "id": e.id, "type": "transfer-in", "asset": code, "amount": a.text, "price": price.text, "fee": "0", "currency": currency,
+                "date": e.date, "notes": e.notes + "; cost: the value in the file",
+            ]])
         } else {
-            transferIn(line: e.line, asset: code, amount: amount - feeIn(e, code), date: e.date, notes: e.notes, id: e.id)
+            transferIn(line: e.line, asset: code, amount: net, date: e.date, notes: e.notes, id: e.id)
         }
     }
 
