@@ -126,4 +126,18 @@ final class InterchangeCLITests: XCTestCase {
         XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 5 already recorded"), again.out)
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 5)
     }
+
+    /// In a portfolio that tracks cash, the card and fiat-wallet buys find their money: it is
+    /// deposited right before each, and the import is not refused for insufficient cash.
+    func testCardBuysImportIntoACashPortfolio() throws {
+        let s = Sandbox(now: "2026-11-20T00:00:00Z")
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
+        let file = s.write("crypto_transactions_record.csv", Self.cryptoCom)
+        let r = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(r.out.contains("Imported 7 transactions"), r.out)
+        let txs = try s.loadPortfolio().transactions
+        XCTAssertEqual(txs.filter { $0.type == .deposit }.count, 2)
+        let again = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(again.out.contains("Imported 0 transactions"), again.out)
+    }
 }

@@ -129,4 +129,32 @@ final class BinanceStatementTests: XCTestCase {
         }
         XCTAssertEqual(StatementImport.recognise(Array(text.utf8)), .binanceStatement)
     }
+
+    /// Two identical distributions in one second are two rewards with ids of their own (the import
+    /// refuses a file whose ids repeat); the same rows exported in another zone keep their ids.
+    func testIdenticalRowsKeepTheirOwnIdsAndAnotherZoneKeepsThem() throws {
+        let utc = """
+        User_ID,UTC_Time,Account,Operation,Coin,Change,Remark
+        1,2024-07-25 14:35:00,Spot,Distribution,DOT,0.5,
+        1,2024-07-25 14:35:00,Spot,Distribution,DOT,0.5,
+        1,2024-07-25 14:40:00,Spot,Transaction Buy,BTC,0.01000000,""
+        1,2024-07-25 14:40:00,Spot,Transaction Spend,USDT,-650.00000000,""
+
+        """
+        let a = try read(utc)
+        let ids = a.rows.compactMap { $0.fields[.id] }
+        XCTAssertEqual(ids.count, 3)
+        XCTAssertEqual(Set(ids).count, 3)
+        let plus7 = """
+        User ID,Time,Account,Operation,Coin,Change,Remark
+        1,24-07-25 21:35:00,Spot,Distribution,DOT,0.5,
+        1,24-07-25 21:35:00,Spot,Distribution,DOT,0.5,
+        1,24-07-25 21:40:00,Spot,Transaction Buy,BTC,0.01000000,""
+        1,24-07-25 21:40:00,Spot,Transaction Spend,USDT,-650.00000000,""
+
+        """
+        let minus5 = plus7.replacingOccurrences(of: "24-07-25 21:", with: "24-07-25 09:")
+        XCTAssertEqual(try read(plus7, fileName: "Binance-Transaction-History(UTC+7).csv").rows.compactMap { $0.fields[.id] }, ids)
+        XCTAssertEqual(try read(minus5, fileName: "history.csv", offset: -5 * 3600).rows.compactMap { $0.fields[.id] }, ids)
+    }
 }

@@ -115,4 +115,50 @@ final class CoinTrackingTests: XCTestCase {
         XCTAssertThrowsError(try read(#""Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date""# + "\n"
             + #""Deposit","1","BTC","-","","","","","","","2019-13-40 10:00:00""# + "\n"))
     }
+
+    /// Two withdrawals of one transaction: a wider export listing the other first keeps the ids.
+    func testAnOverlappingFileWithAnotherRowOfTheTxIDFirstKeepsTheIds() throws {
+        let header = #""Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date","Tx-ID""#
+        let withdrawal = #""Withdrawal","","","0.5","ETH","","","","","","2025-01-11 10:12:27","0xabc""#
+        let a = try read(header + "\n" + withdrawal + "\n")
+        let b = try read(header + "\n" + #""Withdrawal","","","0.2","ETH","","","","","","2025-01-11 10:12:27","0xabc""# + "\n" + withdrawal + "\n")
+        XCTAssertEqual(a.rows.count, 1)
+        XCTAssertEqual(b.rows.count, 2)
+        XCTAssertEqual(a.rows.first?.fields[.id], b.rows.last?.fields[.id])
+        XCTAssertNotEqual(b.rows.first?.fields[.id], b.rows.last?.fields[.id])
+    }
+
+    func read(_ text: String, offset: Int?) throws -> PresetRows {
+        try StatementImport.rows(Array(text.utf8), format: .coinTracking, options: StatementOptions(tracksCash: true, utcOffsetSeconds: offset))
+    }
+
+    /// An outgoing Spend of money is a withdrawal (as the doc comment says); of crypto, skipped.
+    func testASpendOfMoneyIsAWithdrawalAndOfCryptoSkipped() throws {
+        let p = try read("""
+        "Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date"
+        "Spend","-","","25","EUR","","","","","","2024-05-01 10:00:00"
+        "Donation","-","","0.1","ETH","","","","","","2024-05-02 10:00:00"
+
+        """)
+        XCTAssertEqual(p.rows.map(presetLine), ["withdrawal - 25 - - - EUR 2024-05-01T10:00:00Z"])
+        XCTAssertEqual(skipped(p), ["donation (no value in the file)": 1])
+    }
+
+    /// Local times in the zone --utc-offset names; a day-first file's ambiguous dates read day first.
+    func testTheUTCOffsetAndDayFirstSlashedDates() throws {
+        let text = """
+        "Type","Buy","Cur.","Sell","Cur.","Fee","Cur.","Exchange","Group","Comment","Date"
+        "Deposit","1","XMR","-","","","","","","","05/03/2024 10:00"
+        "Deposit","2","XMR","-","","","","","","","25/12/2024 10:00"
+
+        """
+        XCTAssertEqual(try read(text, offset: 2 * 3600).rows.map(presetLine), [
+            "transfer-in XMR 1 0 - 0 - 2024-03-05T08:00:00Z",
+            "transfer-in XMR 2 0 - 0 - 2024-12-25T08:00:00Z",
+        ])
+        XCTAssertEqual(try read(text, offset: nil).rows.first?.fields[.date], "2024-03-05T10:00:00Z")
+        // A file whose unambiguous date is month first keeps its ambiguous ones month first.
+        let us = text.replacingOccurrences(of: "25/12/2024", with: "12/25/2024")
+        XCTAssertEqual(try read(us, offset: nil).rows.map { $0.fields[.date] ?? "" }, ["2024-05-03T10:00:00Z", "2024-12-25T10:00:00Z"])
+    }
 }

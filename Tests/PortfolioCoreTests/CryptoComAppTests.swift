@@ -65,13 +65,20 @@ final class CryptoComAppTests: XCTestCase {
             "sell MCO 12.32 3.419642857142857143 42.13 0 EUR 2020-07-31T15:37:07Z",
             "buy ETH 0.14445954600007045 291.638740163141963985 42.13 0 EUR 2020-07-31T15:37:07Z",
             "reward MCO 12.32402069 4.057117499045678736 - - USD 2020-07-29T09:17:03Z",
+            // The card money (and the fiat wallet's), never in this file, deposited right before its buy.
+            "deposit - 281.14 - - - EUR 2020-07-27T06:59:55Z",
             "buy ETH 1 281.14 281.14 0 EUR 2020-07-27T06:59:55Z",
+            "deposit - 78.01 - - - EUR 2021-07-19T18:56:00Z",
             // The euros that left, not the native value (79.03).
             "buy BTC 0.003 26003.333333333333333333 78.01 0 EUR 2021-07-19T18:56:00Z",
             "sell DOGE 750 0.541626666666666667 406.22 0 EUR 2021-05-05T05:34:27Z",
         ])
-        XCTAssertEqual(kinds(p), ["buy": 2, "sell": 1, "reward": 2, "swap": 2])
+        XCTAssertEqual(kinds(p), ["buy": 2, "sell": 1, "reward": 2, "swap": 2, "deposit": 2])
         XCTAssertEqual(p.skipped.count, 0)
+        // Without cash there is nowhere to deposit: the buys alone, nothing counted for it.
+        let noCash = try read(Self.older, cash: false)
+        XCTAssertEqual(noCash.rows.filter { $0.fields[.type] == "deposit" }.count, 0)
+        XCTAssertEqual(noCash.skipped.count, 0)
         XCTAssertEqual(p.rows[1].fields[.linkedId], p.rows[0].fields[.id])
     }
 
@@ -97,5 +104,39 @@ final class CryptoComAppTests: XCTestCase {
         let p = try read(Self.recent, cash: false)
         XCTAssertEqual(skipped(p)["withdrawal (the portfolio does not track cash)"], 1)
         XCTAssertEqual(skipped(p)["currency conversion (the portfolio does not track cash)"], 1)
+    }
+
+    /// A wider export listing another row of the same hash first keeps the ids of the rows it shares.
+    func testAnOverlappingFileWithAnotherRowOfTheHashFirstKeepsTheIds() throws {
+        let header = "Timestamp (UTC),Transaction Description,Currency,Amount,To Currency,To Amount,Native Currency,Native Amount,"
+            + "Native Amount (in USD),Transaction Kind,Transaction Hash"
+        let withdrawal = "2025-02-01 10:00:00,Withdraw ETH,ETH,-0.5,,,EUR,1500,1600,crypto_withdrawal,0xabc"
+        let a = try read(header + "\n" + withdrawal + "\n")
+        let b = try read(header + "\n2025-02-01 10:00:00,Withdraw ETH,ETH,-0.2,,,EUR,600,640,crypto_withdrawal,0xabc\n" + withdrawal + "\n")
+        XCTAssertEqual(a.rows.count, 1)
+        XCTAssertEqual(b.rows.count, 2)
+        XCTAssertEqual(a.rows.first?.fields[.id], b.rows.last?.fields[.id])
+        XCTAssertNotEqual(b.rows.first?.fields[.id], b.rows.last?.fields[.id])
+    }
+
+    /// A coin topped up to the card is spent at its native value (the money went to the card); a
+    /// crypto deposit comes in at its native value.
+    func testACardTopUpOfACoinIsASpendAndADepositHasItsNativeValue() throws {
+        let header = "Timestamp (UTC),Transaction Description,Currency,Amount,To Currency,To Amount,Native Currency,Native Amount,"
+            + "Native Amount (in USD),Transaction Kind"
+        let p = try read(header + """
+
+        2024-08-08 06:27:13,CRO -> EUR,CRO,-1000,,,EUR,-80.0,-94.5,card_top_up
+        2024-08-09 10:00:00,Deposit ETH,ETH,0.5,,,EUR,1250,1400,crypto_deposit
+        2024-08-10 10:00:00,Deposit SOL,SOL,2,,,,,,crypto_deposit
+
+        """)
+        XCTAssertEqual(p.rows.map(presetLine), [
+            "spend CRO 1000 0.08 80 0 EUR 2024-08-08T06:27:13Z",
+            "transfer-in ETH 0.5 2500 - 0 EUR 2024-08-09T10:00:00Z",
+            "transfer-in SOL 2 0 - 0 - 2024-08-10T10:00:00Z",
+        ])
+        XCTAssertTrue(p.rows[2].fields[.notes]?.contains("cost not in the file (0)") ?? false)
+        XCTAssertEqual(p.rows.filter { $0.fields[.type] == "deposit" || $0.fields[.type] == "sell" }.count, 0)
     }
 }

@@ -98,4 +98,40 @@ final class KoinlyUniversalTests: XCTestCase {
         XCTAssertThrowsError(try read(Self.header + "\n26/09/2024,1,EUR,1,BTC,,,,,,,\n"))
         XCTAssertThrowsError(try read(Self.header + "\n2024-09-26 10:00 UTC,x,EUR,1,BTC,,,,,,,\n"))
     }
+
+    /// A wider export that lists another row of the same transaction first keeps the ids of the rows
+    /// the narrower one had: ids are keyed on the hash and the row, not the hash's position.
+    func testAnOverlappingFileWithAnotherRowOfTheHashFirstKeepsTheIds() throws {
+        let withdrawal = "2024-01-08 13:00 UTC,0.1,ETH,,,,,,,,To Ledger,0xabc"
+        let a = try read(Self.header + "\n" + withdrawal + "\n")
+        let b = try read(Self.header + "\n2024-01-08 13:00 UTC,0.0005,ETH,,,,,,,cost,Gas,0xabc\n" + withdrawal + "\n" + withdrawal + "\n")
+        let outA = a.rows.filter { $0.fields[.type] == "transfer-out" }, outB = b.rows.filter { $0.fields[.type] == "transfer-out" }
+        XCTAssertEqual(outA.count, 1)
+        XCTAssertEqual(outB.count, 2)
+        XCTAssertEqual(outA.first?.fields[.id], outB.first?.fields[.id])
+        // Wholly identical rows are numbered: the second keeps an id of its own.
+        XCTAssertNotEqual(outB.first?.fields[.id], outB.last?.fields[.id])
+        XCTAssertEqual(Set(b.rows.compactMap { $0.fields[.id] }).count, 3)
+    }
+
+    /// A crypto deposit with a net worth comes in at that value; without one at 0, with a note.
+    func testACryptoDepositComesInAtItsNetWorth() throws {
+        let p = try read(Self.header + """
+
+        2024-02-01 10:00 UTC,,,0.5,ETH,,,1250,EUR,,From wallet,0x1
+        2024-02-02 10:00 UTC,,,2,SOL,,,,,,From wallet,0x2
+
+        """)
+        XCTAssertEqual(p.rows.map(presetLine), [
+            "transfer-in ETH 0.5 2500 - 0 EUR 2024-02-01T10:00:00Z",
+            "transfer-in SOL 2 0 - 0 - 2024-02-02T10:00:00Z",
+        ])
+        XCTAssertTrue(p.rows[1].fields[.notes]?.contains("cost not in the file (0)") ?? false)
+    }
+
+    /// `interest` is among the reward labels the doc comment names, and the code takes it as one.
+    func testInterestIsAReward() throws {
+        let p = try read(Self.header + "\n2024-02-03 10:00 UTC,,,0.01,ETH,,,25,EUR,interest,Interest,\n")
+        XCTAssertEqual(p.rows.map(presetLine), ["reward ETH 0.01 2500 - - EUR 2024-02-03T10:00:00Z"])
+    }
 }

@@ -136,4 +136,27 @@ final class KrakenLedgerTests: XCTestCase {
         let p = try StatementImport.rows(Array(wide.utf8), format: .krakenLedger, options: StatementOptions(tracksCash: false))
         XCTAssertEqual(p.rows.map(presetLine), ["reward ADA 5 0 - - - 2025-01-02T03:04:05Z"])
     }
+
+    /// Rows with neither refid nor txid that say the same thing keep ids of their own.
+    func testIdenticalRowsWithoutRefidOrTxidKeepTheirOwnIds() throws {
+        let row = #""","","2024-03-12 09:29:47","earn","reward","currency","BTC",0.0000000841,0,0.0123456789"#
+        let p = try read(row + "\n" + row)
+        XCTAssertEqual(p.rows.count, 2)
+        XCTAssertEqual(Set(p.rows.compactMap { $0.fields[.id] }).count, 2)
+    }
+
+    /// A staking migration under one refid (DOT.S out, DOT28.S in) and a spot-to-staking move at one
+    /// instant under two refids sum to zero in one plain asset: moves, not rewards. A reward beside
+    /// them still is one.
+    func testLegsOfOneAssetThatCancelOutAreMovesNotRewards() throws {
+        let p = try read("""
+        "L1","RMIG1","2024-05-01 10:00:00","staking","","currency","DOT.S",-10.0000000000,0,0.0000000000
+        "L2","RMIG1","2024-05-01 10:00:00","staking","","currency","DOT28.S",10.0000000000,0,10.0000000000
+        "L3","RSPOT","2024-05-02 11:00:00","transfer","","currency","ADA",-2.0000000000,0,0.0000000000
+        "L4","RSTAK","2024-05-02 11:00:00","staking","","currency","ADA.S",2.0000000000,0,2.0000000000
+        "L5","RREW1","2024-05-03 12:00:00","staking","","currency","DOT28.S",0.0100000000,0,10.0100000000
+        """)
+        XCTAssertEqual(p.rows.map(presetLine), ["reward DOT 0.01 0 - - - 2024-05-03T12:00:00Z"])
+        XCTAssertEqual(skipped(p), ["internal move (between Kraken's wallets)": 4])
+    }
 }

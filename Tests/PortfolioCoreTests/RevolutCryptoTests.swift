@@ -72,4 +72,17 @@ final class RevolutCryptoTests: XCTestCase {
         """
         XCTAssertThrowsError(try read(text)) { error in XCTAssertTrue("\(error)".contains("is not a Revolut date"), "\(error)") }
     }
+
+    /// Local times in the zone --utc-offset names (UTC without it); ids are seeded by the portfolio.
+    func testTheUTCOffsetAndIdsSeededByThePortfolio() throws {
+        func rows(_ offset: Int?, portfolio: String = "main") throws -> [ImportRow] {
+            try StatementImport.rows(Array(Self.crypto.utf8), format: .revolut,
+                                     options: StatementOptions(tracksCash: true, portfolio: portfolio, utcOffsetSeconds: offset)).rows
+        }
+        XCTAssertEqual(try rows(2 * 3600).first?.fields[.date], "2020-05-05T20:10:57Z")
+        XCTAssertEqual(try rows(nil).first?.fields[.date], "2020-05-05T22:10:57Z")
+        let main = try rows(nil).compactMap { $0.fields[.id] }, other = try rows(nil, portfolio: "other").compactMap { $0.fields[.id] }
+        XCTAssertEqual(main.count, other.count)
+        XCTAssertTrue(Set(main).isDisjoint(with: other))
+    }
 }

@@ -42,7 +42,7 @@ struct ImportCommand: Command {
             OptionSpec("--format", "FORMAT", "csv, json, an exchange's trades or a statement (see above); default: recognised from the header, else from the extension",
                        choices: ImportFormat.allCases.map(\.rawValue)),
             OptionSpec("--dry-run", nil, "check and report without writing"),
-            OptionSpec("--utc-offset", "±HH:MM", "the time zone of a Binance export whose file name does not say it"),
+            OptionSpec("--utc-offset", "±HH:MM", "the time zone of a Binance export whose file name does not say it, of a CoinTracking table or Revolut crypto statement (else UTC)"),
             OptionSpec("--allow-duplicates", nil, "import rows identical to recorded ones too"),
             OptionSpec("--map", "MAPPING", "a JSON file saying which column of any CSV holds what (see the manual: ImportExport)"),
             OptionSpec("--show-map", nil, "print the mapping of the --format preset (schwab, revolut) as JSON, a starting point for --map"),

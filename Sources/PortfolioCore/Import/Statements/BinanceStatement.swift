@@ -20,6 +20,8 @@ import Foundation
 ///   of 0 (the file gives no price: the units count, the income does not); in money, interest on cash.
 /// - Moves between wallets and Earn subscriptions and redemptions are internal moves; futures,
 ///   P2P and anything else are skipped and counted by operation. Rows with no time or coin are skipped.
+/// The id is what the row says with its instant (the same export in another zone keeps its ids),
+/// numbered among identical rows (two equal distributions in one second are two rewards).
 extension ExchangeImport.Mapper {
     /// One row of the statement, read.
     struct BinanceStatementRow {
@@ -87,8 +89,10 @@ extension ExchangeImport.Mapper {
             }
             events.append((nil, row))
         }
+        // Identical rows (two equal distributions in one second) are numbered, so each keeps an id.
+        var seen = RowOccurrences()
         for event in events {
-            if let i = event.trade { binanceStatementTrade(trades[i]) } else { binanceStatementSingle(event.row) }
+            if let i = event.trade { binanceStatementTrade(trades[i], seen: &seen) } else { binanceStatementSingle(event.row, seen: &seen) }
         }
     }
 
@@ -108,12 +112,13 @@ extension ExchangeImport.Mapper {
         return ISODate.format(shifted)
     }
 
-    /// A stable id from what a row says (overlapping exports give the same rows again).
-    func binanceStatementID(_ parts: String...) -> String { id(parts.joined(separator: "|")) }
+    /// A stable id from what a row says (overlapping exports give the same rows again), its time the
+    /// instant (an export in another zone keeps the ids), numbered among identical rows.
+    func binanceStatementID(_ seen: inout RowOccurrences, _ parts: String...) -> String { id(seen.key(parts.joined(separator: "|"))) }
 
-    mutating func binanceStatementSingle(_ r: BinanceStatementRow) {
+    mutating func binanceStatementSingle(_ r: BinanceStatementRow, seen: inout RowOccurrences) {
         let op = r.operation
-        let rowID = binanceStatementID(r.time, r.account.lowercased(), op, r.coin, DecimalFormatting.exact(r.change))
+        let rowID = binanceStatementID(&seen, r.date, r.account.lowercased(), op, r.coin, DecimalFormatting.exact(r.change))
         let notes = "Binance \(op) \(r.coin)"
         guard r.change != 0 else { skip("\(op.isEmpty ? "untyped" : op) (zero)"); return }
         switch op {
@@ -147,7 +152,7 @@ extension ExchangeImport.Mapper {
     }
 
     /// The legs of one second: what came in, what went out, the fees.
-    mutating func binanceStatementTrade(_ legs: [BinanceStatementRow]) {
+    mutating func binanceStatementTrade(_ legs: [BinanceStatementRow], seen: inout RowOccurrences) {
         var gotCoins: [String: Decimal] = [:], spentCoins: [String: Decimal] = [:], fees: [String: Decimal] = [:]
         for l in legs {
             if l.operation.hasSuffix("fee") { fees[l.coin, default: 0] += -l.change }
@@ -160,7 +165,7 @@ extension ExchangeImport.Mapper {
             skip(gotCoins.count > 1 || spentCoins.count > 1 ? "trade (several coins in one second, not paired)" : "trade (legs incomplete)")
             return
         }
-        let rowID = binanceStatementID(first.time, first.account.lowercased(), "trade", spent, got)
+        let rowID = binanceStatementID(&seen, first.date, first.account.lowercased(), "trade", spent, got)
         let line = legs.map(\.line).min() ?? first.line
         let notes = "Binance \(legs.map(\.operation).contains("binance convert") ? "convert" : "trade") \(spent)→\(got)"
         let spentMoney = ExchangeImport.moneyCurrency(spent), gotMoney = ExchangeImport.moneyCurrency(got)

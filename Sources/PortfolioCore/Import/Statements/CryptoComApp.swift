@@ -7,6 +7,9 @@ import Foundation
 /// read. Kinds are matched on `Transaction Kind`:
 ///
 /// - `crypto_purchase` (bought with a card): a buy with the native amount as the exact total.
+///   The card money (and, for `viban_purchase`, the fiat wallet's) never appears in this file, so in
+///   a portfolio that tracks cash the money the buy spends is first recorded as a deposit of that
+///   amount on the same date (else the import would find no cash for the buy).
 /// - `crypto_exchange`, `viban_purchase`, `crypto_viban_exchange` (one row, `To Currency`/`To
 ///   Amount`) and the `*_credited`/`*_debited` pairs of one time (`crypto_wallet_swap`,
 ///   `dust_conversion`, `dynamic_coin_swap`, `interest_swap`, `lockup_swap`): money (fiat, or a USD
@@ -19,12 +22,15 @@ import Foundation
 ///   `finance.…compound_interest…`, and other kinds naming interest, a reward or cashback) are
 ///   rewards at their native value (price = native amount ÷ amount); in money, interest on cash.
 /// - `crypto_deposit`/`crypto_withdrawal` (and `crypto_transfer` by its sign): money to or from
-///   cash; crypto a transfer-in at a cost of 0 (the file gives none) or a transfer-out.
-/// - `card_top_up`: money leaves cash (a withdrawal to the card); crypto is sold for its native value.
+///   cash; crypto a transfer-in at its native value (price = native amount ÷ amount; 0 with a note
+///   when the row has none) or a transfer-out.
+/// - `card_top_up`: money leaves cash (a withdrawal to the card); crypto is a spend at its native
+///   value (the money went to the card, not to cash), a transfer-out when the row has no value.
 /// - `crypto_payment`: a spend at its native value.
 /// - Moves between the app, the Exchange, Earn, Supercharger and locked stakes are internal moves;
 ///   reverted rewards and every other kind are skipped and counted by kind.
-/// The id is the Transaction Hash when given, else a hash of the row with its position among identical rows.
+/// The id is the Transaction Hash (when given) with what the row says, numbered only among rows that
+/// are wholly identical.
 extension ExchangeImport.Mapper {
     struct CryptoComRow {
         var line: Int
@@ -88,7 +94,7 @@ extension ExchangeImport.Mapper {
                 if v != 0 { native = (v < 0 ? -v : v, currency) }
             }
             let hash = t.cell(r, "Transaction Hash")
-            let key = hash.isEmpty ? "row:" + r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}") : "tx:" + hash
+            let key = RowOccurrences.rowKey(hash: hash, r.fields.map(\.trimmedSpaces))
             let row = CryptoComRow(line: r.line, date: date, time: time, description: t.cell(r, "Transaction Description"),
                                    currency: t.cell(r, "Currency").uppercased(), amount: amount, toCurrency: t.cell(r, "To Currency").uppercased(),
                                    toAmount: toAmount, native: native, kind: t.cell(r, "Transaction Kind").lowercased(), id: id(seen.key(key)))
@@ -106,6 +112,15 @@ extension ExchangeImport.Mapper {
     }
 
     func cryptoComNotes(_ r: CryptoComRow) -> String { "Crypto.com \(r.description) (\(r.kind))" }
+
+    /// The money a card or fiat-wallet buy spends, deposited just before it (this file never shows it
+    /// arriving): only in a portfolio that tracks cash, which would otherwise refuse the buy.
+    mutating func cryptoComCardMoney(_ e: InterchangeEvent) {
+        guard tracksCash, let (amount, code) = e.sent, let currency = ExchangeImport.moneyCurrency(code),
+              e.got.map({ ExchangeImport.moneyCurrency($0.1) == nil }) ?? false else { return }
+        cash(line: e.line, type: "deposit", amount: amount, currency: currency, date: e.date,
+             notes: e.notes + "; the card money for the buy (not in the file)", id: id(e.id + ":card"))
+    }
 
     /// The credited and debited rows of one conversion.
     mutating func cryptoComPair(_ rows: [CryptoComRow]) {
@@ -133,6 +148,7 @@ extension ExchangeImport.Mapper {
             guard let to = r.toAmount, to != 0, !r.toCurrency.isEmpty else { skip("\(what) (without what it came to)"); return }
             e.sent = (size, r.currency)
             e.got = (to, r.toCurrency)
+            if kind == "viban_purchase" { cryptoComCardMoney(e) }
             interchangeTrade(e)
             return
         }
@@ -141,16 +157,15 @@ extension ExchangeImport.Mapper {
             guard let native = r.native else { skip("\(what) (no value in money)"); return }
             e.sent = native
             e.got = (size, r.currency)
+            cryptoComCardMoney(e)
             interchangeTrade(e)
         case "crypto_deposit", "crypto_withdrawal", "crypto_transfer":
             if r.amount > 0 { interchangeDeposit(e, asset: (size, r.currency)) } else { interchangeWithdrawal(e, asset: (size, r.currency)) }
         case "card_top_up":
             if ExchangeImport.moneyCurrency(r.currency) != nil || r.native == nil {
                 interchangeWithdrawal(e, asset: (size, r.currency))
-            } else if let native = r.native {
-                e.sent = (size, r.currency)
-                e.got = native
-                interchangeTrade(e)
+            } else {
+                interchangeSpend(e, asset: (size, r.currency), what: kind)
             }
         case "crypto_payment":
             interchangeSpend(e, asset: (size, r.currency), what: kind)

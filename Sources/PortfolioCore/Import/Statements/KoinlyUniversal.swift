@@ -12,17 +12,18 @@ import Foundation
 ///   counted among the fees not counted. Money against money is a currency conversion. Crypto
 ///   against crypto is a swap valued at the row's net worth when that is in money, else skipped.
 /// - Received only: labels `reward`, `airdrop`, `mining`, `income`, `other income`, `staking`,
-///   `loan interest`, `lending interest`, `cashback` are rewards valued at the net worth (price =
-///   net worth ÷ amount; 0 when the row gives none); in money, interest on cash. Anything else is a
-///   deposit: money to cash, crypto a transfer-in at a cost of 0 (the file gives none).
+///   `loan interest`, `lending interest`, `interest`, `cashback` are rewards valued at the net worth
+///   (price = net worth ÷ amount; 0 when the row gives none); in money, interest on cash. Anything
+///   else is a deposit: money to cash, crypto a transfer-in at the net worth (price = net worth ÷
+///   amount), or at a cost of 0 with a note when the row gives none.
 /// - Sent only: `cost`, `margin fee`, `interest payment`, `fee`, `lost`, `stolen` are units gone
 ///   for nothing (a `fee`: their basis is a realized loss; in money, an expense); `gift`,
 ///   `donation`, `spend` with a net worth are a spend at that value, without one skipped and
 ///   counted. Anything else is a withdrawal: money from cash, crypto a transfer-out, its fee in units.
 /// - `swap`, `liquidity in`, `liquidity out`, `realized gain` and rows that move nothing are
 ///   skipped and counted.
-/// The id is the TxHash (with its position among rows of the same hash), else a hash of the row with
-/// its position among identical rows: a re-import of an overlapping file finds the rows again.
+/// The id is the TxHash with what the row says (one transaction may have several rows), numbered only
+/// among rows that are wholly identical: a re-import of an overlapping file finds the rows again.
 extension ExchangeImport.Mapper {
     static let koinlyRewardLabels: Set<String> = [
         "reward", "airdrop", "mining", "income", "other income", "staking", "loan interest", "lending interest", "interest", "cashback",
@@ -36,8 +37,7 @@ extension ExchangeImport.Mapper {
         var seen = RowOccurrences()
         for r in t.records {
             let hash = t.cell(r, "TxHash", "Tx Hash", "Transaction Hash")
-            let key = hash.isEmpty ? "row:" + r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}") : "tx:" + hash
-            let rowID = id(seen.key(key))
+            let rowID = id(seen.key(RowOccurrences.rowKey(hash: hash, r.fields.map(\.trimmedSpaces))))
             let label = t.cell(r, "Label", "Tag").lowercased()
             let dateText = t.cell(r, "Date", "Date (UTC)")
             guard let date = Self.utcTimestamp(dateText) else {
@@ -87,9 +87,17 @@ extension ExchangeImport.Mapper {
     }
 }
 
-/// Counts rows by a key, so identical rows (partial fills of one order) keep ids of their own.
+/// Counts rows by a key, so identical rows (partial fills of one order) keep ids of their own. The
+/// one convention of the crypto presets: the first occurrence is the key, the next ones `#2`, `#3` …
 struct RowOccurrences {
     var counts: [String: Int] = [:]
+
+    /// The key of a row: its transaction hash (when it has one) with every cell it has. A hash alone
+    /// is no key: one transaction may have several rows (a withdrawal and its `cost`), and a wider
+    /// export listing another of them first would shift the ids of the rest.
+    static func rowKey(hash: String, _ cells: [String]) -> String {
+        (hash.isEmpty ? "row:" : "tx:" + hash + "|") + cells.joined(separator: "\u{1F}")
+    }
 
     /// `key` the first time, `key#2` the second …
     mutating func key(_ key: String) -> String {
@@ -214,14 +222,26 @@ extension ExchangeImport.Mapper {
         ]])
     }
 
-    /// Money into cash, or crypto in from elsewhere at a cost of 0.
+    /// Money into cash, or crypto in from elsewhere at the row's worth when it gives one (price =
+    /// worth ÷ the units kept), else at a cost of 0.
     mutating func interchangeDeposit(_ e: InterchangeEvent, asset: (Decimal, String)) {
         let (amount, code) = asset
         countOtherFee(e, [code])
+        let net = amount - feeIn(e, code)
         if let currency = ExchangeImport.moneyCurrency(code) {
-            cash(line: e.line, type: "deposit", amount: amount - feeIn(e, code), currency: currency, date: e.date, notes: e.notes, id: e.id)
+            cash(line: e.line, type: "deposit", amount: net, currency: currency, date: e.date, notes: e.notes, id: e.id)
+        } else if let (value, currency) = e.worth {
+            guard let a = Self.fixed(net), a.units > 0, let v = Self.fixed(value), v.units > 0,
+                  let price = try? Exact36(v).divided(by: a).roundedToFixed18() else {
+                if net <= 0 { skip("transfer-in (zero)") } else { tooLarge(line: e.line, "transfer-in") }
+                return
+            }
+            keep(line: e.line, kind: "transfer-in", [[
+                "id": e.id, "type": "transfer-in", "asset": code, "amount": a.text, "price": price.text, "fee": "0", "currency": currency,
+                "date": e.date, "notes": e.notes + "; cost: the value in the file",
+            ]])
         } else {
-            transferIn(line: e.line, asset: code, amount: amount - feeIn(e, code), date: e.date, notes: e.notes, id: e.id)
+            transferIn(line: e.line, asset: code, amount: net, date: e.date, notes: e.notes, id: e.id)
         }
     }
 

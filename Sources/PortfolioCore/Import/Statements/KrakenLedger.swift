@@ -13,13 +13,15 @@ import Foundation
 /// - Deposits and withdrawals come twice under one refid (pending, with an empty txid, then
 ///   completed): the completed row is kept. Money goes to cash (net of Kraken's fee); crypto is a
 ///   transfer-in at a cost of 0 (the file gives none) or a transfer-out with its fee in units.
-/// - Staking and earn rewards (`staking` with a positive amount, `earn` with subtype `reward`, or an
-///   `earn` row with an empty subtype that no opposite row at the same time moves) and `transfer`
-///   rows with subtype `airdrop` are rewards at a fair value of 0, the file giving no price: the
-///   units count, the income does not (in money, interest on cash).
-/// - Moves between spot, staking, earn and futures wallets are internal moves, skipped and counted;
-///   margin, rollovers and the rest are skipped and counted by type.
+/// - Staking and earn rewards (`staking` with a positive amount, `earn` with subtype `reward` or an
+///   empty one) and `transfer` rows with subtype `airdrop` are rewards at a fair value of 0, the
+///   file giving no price: the units count, the income does not (in money, interest on cash).
+/// - Moves between spot, staking, earn and futures wallets are internal moves, skipped and counted:
+///   by their subtype, or as `staking`, `earn` and `transfer` legs of one plain asset that sum to
+///   zero in one refid group or at one instant (a staking migration `DOT.S` −10, `DOT28.S` +10;
+///   `BTC.M` −0.01, `BTC` +0.01). Margin, rollovers and the rest are skipped and counted by type.
 /// Staked codes (`DOT.S`, `BTC.M`, `ETH28.S` …) are the plain asset, X/Z codes their plain names.
+/// The id is the refid, else the txid, else what the row says numbered among identical rows.
 extension ExchangeImport.Mapper {
     /// One row of the ledger, read.
     struct KrakenLedgerRow {
@@ -37,6 +39,8 @@ extension ExchangeImport.Mapper {
         var fee: Decimal
         /// Whether the row has a balance (a pending deposit's or withdrawal's has none).
         var hasBalance: Bool
+        /// What the row says, numbered among identical rows: its id when it has no refid or txid.
+        var rowKey = ""
     }
 
     /// `DOT28.S`, `BTC.M`, `XXBT` → `DOT`, `BTC`, `BTC`.
@@ -59,6 +63,7 @@ extension ExchangeImport.Mapper {
                                         what: "Kraken ledgers.csv")
         var groups: [[KrakenLedgerRow]] = []
         var index: [String: Int] = [:]
+        var seen = RowOccurrences()
         for r in t.records {
             let code = t.cell(r, "asset")
             let time = t.cell(r, "time")
@@ -66,37 +71,46 @@ extension ExchangeImport.Mapper {
             guard let amount = number(t.cell(r, "amount"), line: r.line, column: "amount") else { continue }
             let feeText = t.cell(r, "fee")
             guard let fee = feeText.isEmpty ? 0 : number(feeText, line: r.line, column: "fee") else { continue }
-            let row = KrakenLedgerRow(line: r.line, txid: t.cell(r, "txid"), refid: t.cell(r, "refid"), time: time,
+            var row = KrakenLedgerRow(line: r.line, txid: t.cell(r, "txid"), refid: t.cell(r, "refid"), time: time,
                                       type: t.cell(r, "type").lowercased(), subtype: t.cell(r, "subtype").lowercased(),
                                       code: code.uppercased(), asset: Self.krakenLedgerAsset(code), amount: amount, fee: fee,
                                       hasBalance: !t.cell(r, "balance").isEmpty)
+            row.rowKey = seen.key("row:\(row.time)|\(row.code)|\(row.type)|\(DecimalFormatting.exact(row.amount))")
             // `Unknown` (earn rows since 2024) and an empty refid join nothing: each row is its own event.
             let key = row.refid.isEmpty || row.refid.lowercased() == "unknown" ? "line:\(r.line)" : "ref:" + row.refid
             if let i = index[key] { groups[i].append(row) } else { index[key] = groups.count; groups.append([row]) }
         }
-        // Earn rows without a refid that cancel out at one time (BTC.M −0.01, BTC +0.01) are a move.
-        var earnMoves: [String: Decimal] = [:]
-        for g in groups where g.count == 1 && g[0].type == "earn" && g[0].subtype.isEmpty {
-            earnMoves["\(g[0].time)|\(g[0].asset)", default: 0] += g[0].amount
+        // Legs of one plain asset that cancel out, in one refid group or at one instant, are a move
+        // between wallets, never a reward: a staking migration (DOT.S −10, DOT28.S +10), spot to
+        // staking, an earn allocation without a refid (BTC.M −0.01, BTC +0.01).
+        var moves = Set<Int>()
+        func cancelling(_ rows: [KrakenLedgerRow]) {
+            var byAsset: [String: [KrakenLedgerRow]] = [:]
+            for r in rows where ["staking", "earn", "transfer"].contains(r.type) { byAsset[r.asset, default: []].append(r) }
+            for legs in byAsset.values where legs.count > 1 && legs.reduce(Decimal(0), { $0 + $1.amount }) == 0 {
+                moves.formUnion(legs.map(\.line))
+            }
         }
-        var earnCount: [String: Int] = [:]
-        for g in groups where g.count == 1 && g[0].type == "earn" && g[0].subtype.isEmpty { earnCount["\(g[0].time)|\(g[0].asset)", default: 0] += 1 }
+        var byTime: [String: [KrakenLedgerRow]] = [:]
+        for g in groups {
+            if g.count > 1 { cancelling(g) }
+            for r in g { byTime[r.time, default: []].append(r) }
+        }
+        for rows in byTime.values { cancelling(rows) }
         for group in groups {
-            krakenLedgerEvent(group, earnMove: { r in
-                let key = "\(r.time)|\(r.asset)"
-                return (earnCount[key] ?? 0) > 1 && earnMoves[key] == 0
-            })
+            krakenLedgerEvent(group, walletMove: { moves.contains($0.line) })
         }
     }
 
-    /// The stable id of an event: its refid, else its txid, else what the row says.
+    /// The stable id of an event: its refid, else its txid, else what the row says (numbered among
+    /// identical rows, so two equal rewards of one second keep ids of their own).
     func krakenLedgerID(_ r: KrakenLedgerRow) -> String {
         if !r.refid.isEmpty && r.refid.lowercased() != "unknown" { return id("ref:" + r.refid) }
         if !r.txid.isEmpty { return id("tx:" + r.txid) }
-        return id("row:\(r.time)|\(r.code)|\(r.type)|\(DecimalFormatting.exact(r.amount))")
+        return id(r.rowKey)
     }
 
-    mutating func krakenLedgerEvent(_ group: [KrakenLedgerRow], earnMove: (KrakenLedgerRow) -> Bool) {
+    mutating func krakenLedgerEvent(_ group: [KrakenLedgerRow], walletMove: (KrakenLedgerRow) -> Bool) {
         // Fee credits: a row of its own in the group, its fee not in money.
         var rows: [KrakenLedgerRow] = []
         for r in group {
@@ -117,7 +131,7 @@ extension ExchangeImport.Mapper {
             for _ in 1..<rows.count { skip("\(first.type) (pending row; the completed one is kept)") }
             krakenLedgerTransfer(kept)
         } else {
-            for r in rows { krakenLedgerSingle(r, earnMove: earnMove(r)) }
+            for r in rows { krakenLedgerSingle(r, walletMove: walletMove(r)) }
         }
     }
 
@@ -178,10 +192,10 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    mutating func krakenLedgerSingle(_ r: KrakenLedgerRow, earnMove: Bool) {
+    mutating func krakenLedgerSingle(_ r: KrakenLedgerRow, walletMove: Bool) {
         switch r.type {
         case "staking", "earn", "transfer":
-            if Self.krakenInternalSubtypes.contains(r.subtype) || earnMove { skip("internal move (between Kraken's wallets)"); return }
+            if Self.krakenInternalSubtypes.contains(r.subtype) || walletMove { skip("internal move (between Kraken's wallets)"); return }
             let isReward = (r.type == "staking" && r.subtype.isEmpty) || r.subtype == "reward" || r.subtype == "airdrop"
                 || (r.type == "earn" && r.subtype.isEmpty)
             guard isReward, r.amount > 0 else {

@@ -6,14 +6,16 @@ import Foundation
 /// thousands separators (`"89,162.28 SEK"`, `€10.00`).
 ///
 /// Dates are English and local (`"May 5, 2020, 10:10:57 PM"`): the file names no zone, so they are
-/// read as UTC (a time may be off by the user's offset; the day rarely).
+/// read in the zone `--utc-offset` gives, else as UTC (a time may then be off by the user's offset;
+/// the day rarely).
 ///
 /// - `Buy` and `Sell` are a buy or a sale of the coin for `Value` (the exact total) with `Fees` as the
 ///   fee, in the currency the money strings name (SEK, EUR …); a fee in another currency is counted.
 /// - `Send` is a transfer-out, `Receive` a transfer-in at the row's price as its cost.
 /// - `Stake` and `Unstake` move the coin within Revolut: counted, not imported.
 /// - `Staking reward` is a reward at the row's price, or at 0 when the row has none.
-/// Coins are named by symbol and resolve as any import's (nothing is registered).
+/// Coins are named by symbol and resolve as any import's (nothing is registered). The id is what the
+/// row says, numbered among identical rows.
 extension ExchangeImport.Mapper {
     static let revolutCryptoColumns = [["Symbol"], ["Type"], ["Quantity"], ["Price"], ["Value"], ["Fees"], ["Date"]]
 
@@ -23,7 +25,8 @@ extension ExchangeImport.Mapper {
         var m = ExchangeImport.Mapper()
         m.tracksCash = options.tracksCash
         m.source = StatementFormat.revolut.rawValue
-        m.revolutCrypto(table)
+        m.portfolio = options.portfolio
+        m.revolutCrypto(table, offset: options.utcOffsetSeconds)
         if !m.problems.isEmpty { throw ImportFailure(problems: m.problems) }
         return m.result
     }
@@ -59,8 +62,9 @@ extension ExchangeImport.Mapper {
 
     static let revolutMonths = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
-    /// `May 5, 2020, 10:10:57 PM` (or `Sept 5, 2020, 9:10 AM`) as the instant of that time read as UTC.
-    static func revolutDate(_ raw: String) -> String? {
+    /// `May 5, 2020, 10:10:57 PM` (or `Sept 5, 2020, 9:10 AM`) as the instant of that local time at
+    /// `offset` seconds from UTC (UTC when `nil`).
+    static func revolutDate(_ raw: String, offset: Int? = nil) -> String? {
         let text = raw.replacingOccurrences(of: "\u{202F}", with: " ").replacingOccurrences(of: "\u{00A0}", with: " ")
         let parts = text.split(separator: ",").map { String($0).trimmedSpaces }
         guard parts.count == 3 else { return nil }
@@ -78,25 +82,23 @@ extension ExchangeImport.Mapper {
         let hour = h % 12 + (marker == "PM" ? 12 : 0)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let iso = "\(year)-\(two(m + 1))-\(two(day)) \(two(hour)):\(two(mi)):\(two(s))"
-        return DateFormat("yyyy-MM-dd HH:mm:ss")?.recordText(iso, in: TimeZone(identifier: "UTC") ?? .current)
+        return DateFormat("yyyy-MM-dd HH:mm:ss")?.recordText(iso, in: TimeZone(secondsFromGMT: offset ?? 0) ?? .current)
     }
 
-    mutating func revolutCrypto(_ table: StatementTable) {
-        var occurrences: [String: Int] = [:]
+    mutating func revolutCrypto(_ table: StatementTable, offset: Int? = nil) {
+        var seen = RowOccurrences()
         for r in table.records {
             let type = table.cell(r, "Type").lowercased()
             let coin = table.cell(r, "Symbol").uppercased()
             let dateText = table.cell(r, "Date")
-            let key = r.fields.map(\.trimmedSpaces).joined(separator: "\u{1F}")
-            occurrences[key, default: 0] += 1
-            let rowID = id("crypto:" + key + "#\(occurrences[key] ?? 1)")
+            let rowID = id("crypto:" + seen.key(RowOccurrences.rowKey(hash: "", r.fields.map(\.trimmedSpaces))))
             let notes = "Revolut \(table.cell(r, "Type")) \(coin)"
             switch type {
             case "buy", "sell", "send", "receive", "staking reward": break
             case "stake", "unstake": skip("\(type) (an internal move into or out of staking)"); continue
             default: skip(type.isEmpty ? "row without a type" : type); continue
             }
-            guard let date = Self.revolutDate(dateText) else {
+            guard let date = Self.revolutDate(dateText, offset: offset) else {
                 problems.append("line \(r.line): Date '\(TextEscaping.shortened(dateText))' is not a Revolut date (May 5, 2020, 10:10:57 PM)")
                 continue
             }

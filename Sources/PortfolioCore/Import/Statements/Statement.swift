@@ -68,7 +68,8 @@ public struct StatementOptions: Sendable {
     public var tracksCash: Bool
     /// The file's name (Binance names the time zone in it).
     public var fileName: String
-    /// The time zone of a file whose times carry none, when the user names it.
+    /// The time zone of a file whose times carry none, when the user names it (Binance's new export,
+    /// CoinTracking, Revolut's crypto statement; the last two are read as UTC without it).
     public var utcOffsetSeconds: Int?
     /// The portfolio imported into; it seeds the ids made from the file's own.
     public var portfolio: String
@@ -102,7 +103,7 @@ public enum StatementImport {
         case .degiro: try m.degiro(bytes)
         case .trading212: try m.trading212(bytes)
         case .koinly: try m.koinly(bytes)
-        case .coinTracking: try m.coinTracking(bytes)
+        case .coinTracking: try m.coinTracking(bytes, offset: options.utcOffsetSeconds)
         case .cryptoCom: try m.cryptoCom(bytes)
         case .fidelity: try m.fidelity(bytes)
         }
