@@ -81,6 +81,19 @@ final class IBKRStatementTests: XCTestCase {
         let cash = rows.filter { $0["type"] as? String == "cash" }.map { "\($0["symbol"] ?? "") \($0["totalAmount"] ?? "")" }
         XCTAssertEqual(cash.sorted(), ["EUR 464.1274", "USD 3238.4905"])
 
+        // The summary by hand. Net deposits: 5000 + (4000 + 100) × 1.07 − 200 = 9187.00. The conversion
+        // got 3895.2846 USD for 3634 EUR worth 3888.38 at 1.07: an FX effect of 6.90. Realized: the
+        // monthly fee 10 and the conversion's commission 1.8726 EUR × 1.07 = 2.0037, −12.00. Income
+        // 4.10 + 2.15 = 6.25. Unrealized −2.00 (each buy's commission). Total −2.00 − 12.00 + 6.25 + 6.90 = −0.85,
+        // which is also the value 9186.15 less the net deposits.
+        let summary = try JSONSerialization.jsonObject(with: Data(s.ok(["summary", "--json", "--offline"]).out.utf8)) as? [String: Any]
+        for (key, value) in [("netDeposits", "9187.00"), ("fxEffect", "6.90"), ("realizedPnL", "-12.00"), ("income", "6.25"),
+                             ("taxWithheld", "1.18"), ("unrealizedPnL", "-2.00"), ("totalPnL", "-0.85"), ("totalValue", "9186.15")] {
+            XCTAssertEqual(summary?[key] as? String, value, key)
+        }
+        let income = try JSONSerialization.jsonObject(with: Data(s.ok(["income", "--json"]).out.utf8)) as? [String: Any]
+        XCTAssertEqual((income?["totals"] as? [String: String])?["net"], "6.25")
+
         // A second import adds nothing: every row has the file's own id.
         let again = s.ok(["import", file])
         XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 12 already recorded."), again.out)
