@@ -65,8 +65,9 @@ final class MappedPresetTests: XCTestCase {
         s.ok(["cash", "deposit", "1000", "--date", "2019-01-01"])
         s.ok(["cash", "deposit", "1000", "--currency", "EUR", "--date", "2019-01-01", "--fx-rate", "1.1"])
         s.ok(["fx", "set", "EUR", "USD", "1.1", "--date", "2019-01-01"])
-        // Ghostfolio-export's Revolut rows; the last one's TSLA (MSFT there, an asset that row would have
-        // bought in EUR beside its USD dividend) keeps the comma decimal the locale leaked into it.
+        // Ghostfolio-export's Revolut rows, MSFT bought in EUR beside its USD dividend as there (the comma
+        // decimal the locale leaked into the buy kept on a TSLA buy too), and a newer export's ORCL row
+        // whose money is written with its currency code.
         let file = s.write("revolut.csv", """
         Date,Ticker,Type,Quantity,Price per share,Total Amount,Currency,FX Rate
         2019-12-02T08:23:08.459586Z,,CASH WITHDRAWAL,,,-$30.93,USD,1.1019
@@ -76,21 +77,26 @@ final class MappedPresetTests: XCTestCase {
         2021-09-01T07:40:54.539038Z,,CUSTODY FEE,,,-$0.01,USD,1.18
         2025-06-05T07:26:04.809Z,TSLA,BUY - MARKET,0.56217674,€88.94,€50,EUR,1.0000
         2025-09-08T07:29:03.333Z,TSLA,BUY - MARKET,"0,76672417",€26.09,€20,EUR,1
+        2025-09-08T07:29:03.333Z,MSFT,BUY - MARKET,"0,76672417",€26.09,€20,EUR,1
+        2025-09-22T17:08:53Z,ORCL,BUY - MARKET,1.53673094,USD 325.37,USD 500,USD,1.1815
         2024-01-05T10:00:00.000Z,AAPL,STOCK SPLIT,4,,,USD,0.0947
+        2024-02-05T10:00:00.000Z,MSFT,DIVIDEND,,,$0.00,USD,1.1
 
         """)
         let r = s.ok(["import", file])
-        XCTAssertTrue(r.out.contains("From the Revolut statement: 3 buys, 1 dividend, 1 deposit, 1 withdrawal, 1 expense; skipped: 1 STOCK SPLIT row."), r.out)
+        XCTAssertTrue(r.out.contains("From the Revolut statement: 4 buys, 1 dividend, 1 deposit, 1 withdrawal, 1 expense; skipped: 1 STOCK SPLIT row, "
+            + "1 buy row (in EUR: MSFT is kept in USD), 1 dividend row (zero)."), r.out)
+        XCTAssertTrue(r.out.contains("Added assets MSFT, O, ORCL, TSLA."), r.out)
         let book = try s.loadPortfolio()
         let buys = book.transactions.filter { $0.type == .buy }.sorted { $0.date < $1.date }
         // A buy is its total; the leaked comma is a decimal comma (0.76672417, not 76672417).
-        XCTAssertEqual(buys.map(\.amountValue.text), ["1.63453043", "0.56217674", "0.76672417"])
-        XCTAssertEqual(buys.map { $0.totalValue?.text }, ["85.11", "50", "20"])
-        XCTAssertEqual(buys.map(\.currency), ["USD", "EUR", "EUR"])
+        XCTAssertEqual(buys.map(\.amountValue.text), ["1.63453043", "0.56217674", "0.76672417", "1.53673094"])
+        XCTAssertEqual(buys.map { $0.totalValue?.text }, ["85.11", "50", "20", "500"])
+        XCTAssertEqual(buys.map(\.currency), ["USD", "EUR", "EUR", "USD"])
         XCTAssertEqual(book.asset(id: "TSLA")?.currency, "EUR")
-        // USD cash: 1000 + 5.22 − 30.93 + 0.08 − 0.01 − 85.11 = 889.25; EUR: 1000 − 50 − 20 = 930.
+        // USD cash: 1000 + 5.22 − 30.93 + 0.08 − 0.01 − 85.11 − 500 = 389.25; EUR: 1000 − 50 − 20 = 930.
         let cash = s.ok(["cash", "--json"]).out
-        XCTAssertTrue(cash.contains(#""amount": "889.25""#), cash)
+        XCTAssertTrue(cash.contains(#""amount": "389.25""#), cash)
         XCTAssertTrue(cash.contains(#""amount": "930.00""#), cash)
     }
 

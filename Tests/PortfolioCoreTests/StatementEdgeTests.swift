@@ -62,4 +62,37 @@ final class StatementEdgeTests: XCTestCase {
             XCTAssertTrue(text.contains("line 2"), text)
         }
     }
+
+    func testALonePointInADecimalCommaFileIsADecimalPoint() {
+        // DEGIRO's own export mixes "-27,80" and -2.50 in one file.
+        XCTAssertEqual(StatementNumber.parse("-27,80", decimalComma: true), Decimal(string: "-27.8"))
+        XCTAssertEqual(StatementNumber.parse("-2.50", decimalComma: true), Decimal(string: "-2.5"))
+        XCTAssertEqual(StatementNumber.parse("1.234", decimalComma: true), Decimal(1234))
+        XCTAssertEqual(StatementNumber.parse("1.234,56", decimalComma: true), Decimal(string: "1234.56"))
+    }
+
+    func testAMappedTaxRowWithoutItsDividendRegistersNothing() throws {
+        let mapping = try ImportMapping.read(Array(#"""
+        {"date": {"column": "Date", "format": "MM/dd/yyyy"}, "kind": {"column": "Action", "values": {"Foreign Tax Paid": "tax", "Buy": "buy"}},
+         "asset": {"column": "Symbol"}, "amount": {"column": "Quantity"}, "price": {"column": "Price"}, "money": {"column": "Amount"},
+         "currency": {"value": "USD"}, "register": {"type": "stock"}}
+        """#.utf8))
+        let rows = try mapping.rows(Array("""
+        Date,Action,Symbol,Quantity,Price,Amount
+        09/06/2024,Foreign Tax Paid,IBN,,,-$1.30
+        09/07/2024,Buy,BND,2,$70.00,-$140.00
+
+        """.utf8))
+        XCTAssertEqual(rows.assets.map(\.id), ["BND"])
+        XCTAssertEqual(rows.rows.map { $0.fields[.type] }, ["expense", "buy"])
+        XCTAssertEqual(rows.rows.first?.fields[.assetId], nil)
+    }
+
+    func testAMoneyCodeBeforeOrAfterTheAmountIsRead() {
+        let m = ImportMapping()
+        XCTAssertEqual(m.normalized("USD 325.37"), "325.37")
+        XCTAssertEqual(m.normalized("USD -1.20"), "-1.20")
+        XCTAssertEqual(m.normalized("EUR3000"), "3000")
+        XCTAssertEqual(m.normalized("89.50 SEK"), "89.50")
+    }
 }

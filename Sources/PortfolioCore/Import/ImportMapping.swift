@@ -181,7 +181,7 @@ public struct ImportMapping: Sendable, Equatable {
         var seen = 0
         var skipped: [String: Int] = [:]
         var made: [String: Int] = [:]
-        var assets: [String: Asset] = [:]
+        var registered: [String: (name: String, currency: String)] = [:]  // registered once the rows are joined and kept
         let format = dateFormat.flatMap(DateFormat.init)
         let named = Self.fieldKeys.compactMap { key in columns[key.field].map { (key.field.name, $0) } }
             + [("group", groupColumn), ("money", moneyColumn), ("name", nameColumn)].compactMap { k, v in v.map { (k, $0) } }
@@ -245,13 +245,19 @@ public struct ImportMapping: Sendable, Equatable {
                         guard let raw else { continue }
                         guard var number = normalized(raw) else { throw LineProblem("\(field.name) '\(TextEscaping.shortened(raw))' is not a number") }
                         let negative = number.hasPrefix("-")
+                        let zero = ExchangeNumber.parse(number) == 0
+                        if field == .amount && rule.amountIsMoney && zero {
+                            // No money moved (`$0.00`): nothing to record, counted.
+                            skipped["\(isTax ? "tax" : type.rawValue) (zero)", default: 0] += 1
+                            return true
+                        }
                         if field == .amount && rule.amountIsMoney {
                             // Money moving either way under one word (`MoneyLink Transfer`): negative is out.
-                            if type == .deposit && negative { type = .withdrawal } else if type == .withdrawal && positiveMeansIn(fromMoney) && !negative && number != "0" { type = .deposit }
+                            if type == .deposit && negative { type = .withdrawal } else if type == .withdrawal && positiveMeansIn(fromMoney) && !negative { type = .deposit }
                             // Money that comes in is never made positive from a negative (a reversal), and with
                             // signed money a positive outflow (a refund) is not taken for a cost.
                             let inflow = type == .dividend || type == .interest
-                            if (inflow && negative) || (type == .expense && positiveMeansIn(fromMoney) && !negative && number != "0") {
+                            if (inflow && negative) || (type == .expense && positiveMeansIn(fromMoney) && !negative) {
                                 let why = inflow ? "negative: a reversal" : "positive: a refund"
                                 guard skipOtherKinds || moneySigned else { throw LineProblem("a \(isTax ? "tax" : type.rawValue) row of \(number) (\(why)) is not one bitpal imports") }
                                 skipped["\(isTax ? "tax" : type.rawValue) (\(why))", default: 0] += 1
@@ -277,14 +283,16 @@ public struct ImportMapping: Sendable, Equatable {
                     row[.portfolio] = text(.portfolio)
                     // The file's own id keeps a re-import from adding a row twice.
                     row[.id] = text(.id).map { Self.stableID(seed + $0) }
-                    if let register, let asset = row[.assetId] {
+                    if register != nil, let asset = row[.assetId] {
                         guard let code = Asset.code(asset) else { throw LineProblem("asset '\(TextEscaping.shortened(asset))' is not a code bitpal keeps (1–24 of A–Z 0–9 . _ - :)") }
                         row[.assetId] = code
-                        if assets[code] == nil {
-                            let currency = row[.currency].flatMap { CurrencyCode.parse($0)?.code } ?? "USD"
-                            assets[code] = Asset(id: code, name: cell("name") ?? code, type: register, currency: currency, createdDate: Date(),
-                                                 quote: registerQuote.map { AssetQuoteSource(service: $0, symbol: code) })
+                        let currency = row[.currency].flatMap { CurrencyCode.parse($0)?.code } ?? "USD"
+                        if let first = registered[code], first.currency != currency, rule.hasCurrency {
+                            // bitpal keeps an asset in one currency: a row in a second one is counted, not refused with the file.
+                            skipped["\(isTax ? "tax" : type.rawValue) (in \(currency): \(code) is kept in \(first.currency))", default: 0] += 1
+                            return true
                         }
+                        if registered[code] == nil { registered[code] = (cell("name") ?? code, currency) }
                     }
                 } catch {
                     problems.append("line \(line): \(error.message)")
@@ -340,7 +348,14 @@ public struct ImportMapping: Sendable, Equatable {
         var result = PresetRows(rows: kept, skipped: skipped.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
                                 kinds: (PresetRows.kindOrder + TransactionType.allCases.map(\.rawValue).filter { !PresetRows.kindOrder.contains($0) })
                                     .compactMap { k in made[k].map { (k, $0) } })
-        result.assets = assets.values.sorted { $0.id < $1.id }
+        // Only assets a kept row names are registered (a tax row left as an expense names none).
+        if let register {
+            let named = Set(kept.compactMap { $0.fields[.assetId] })
+            result.assets = registered.filter { named.contains($0.key) }.sorted { $0.key < $1.key }.map { code, first in
+                Asset(id: code, name: first.name, type: register, currency: first.currency, createdDate: Date(),
+                      quote: registerQuote.map { AssetQuoteSource(service: $0, symbol: code) })
+            }
+        }
         return result
     }
 
@@ -415,6 +430,12 @@ public struct ImportMapping: Sendable, Equatable {
     /// as a plain literal bitpal reads; `nil` when it is not one.
     func normalized(_ raw: String) -> String? {
         var text = raw.filter { !" \u{00A0}\u{202F}'$€£¥".contains($0) }
+        // A currency code before or after the amount (`USD 325.37`, `EUR3000`, `USD -1.20`, `89.50 SEK`).
+        if text.count > 3, text.prefix(3).allSatisfy({ $0.isASCII && $0.isUppercase }), CurrencyCode.isSupported(String(text.prefix(3))) {
+            text.removeFirst(3)
+        } else if text.count > 3, text.suffix(3).allSatisfy({ $0.isASCII && $0.isUppercase }), CurrencyCode.isSupported(String(text.suffix(3))) {
+            text.removeLast(3)
+        }
         var negative = false
         if text.hasPrefix("("), text.hasSuffix(")") { negative = true; text = String(text.dropFirst().dropLast()) }
         if text.hasPrefix("-") { negative.toggle(); text.removeFirst() } else if text.hasPrefix("+") { text.removeFirst() }

@@ -12,8 +12,8 @@ extension StatementFormat {
         }
     }
 
-    /// Charles Schwab's transactions CSV: USD only; a title line above the header and a `Transactions
-    /// Total` line below are left out; `as of` dates are booked on their first date; a trade is the
+    /// Charles Schwab's transactions CSV: USD only; a title line above the header is left out and the
+    /// `Transactions Total` line below is counted (untyped); `as of` dates are booked on their first date; a trade is the
     /// cash that moved (`Amount`, fees included), dividends and interest take their money from it
     /// too, its sign saying which way (a negative dividend is a reversal, a positive fee a refund:
     /// both counted); foreign tax and ADR fees are the tax withheld on that day's dividend of the

@@ -203,7 +203,14 @@ struct StatementTable {
 /// Numbers as statements write them: a decimal comma (`1.234,56`), `$`, parentheses for a
 /// negative (`(12.50)`), `0E-8`, spaces between thousands; exact, never via `Double`.
 enum StatementNumber {
-    static func parse(_ raw: String, decimalComma: Bool = false) -> Decimal? {
+    static func parse(_ raw: String, decimalComma requested: Bool = false) -> Decimal? {
+        // A lone point not followed by a thousands group, in a file of decimal commas, is a decimal
+        // point (DEGIRO's own files mix `"-27,80"` and `-2.50`): never a value 100× larger.
+        var decimalComma = requested
+        if decimalComma, !raw.contains(","), raw.filter({ $0 == "." }).count == 1, let point = raw.firstIndex(of: "."),
+           raw[raw.index(after: point)...].prefix(while: { $0.isNumber }).count != 3 || raw.trimmedSpaces.hasPrefix("0.") || raw.trimmedSpaces.hasPrefix("-0.") {
+            decimalComma = false
+        }
         if raw.utf8.allSatisfy({ $0 < 0x80 }) {
             // The common case, byte by byte (a statement has a number in every other cell).
             var bytes: [UInt8] = []
