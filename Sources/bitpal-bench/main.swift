@@ -28,6 +28,10 @@ struct Options {
     /// `--price-lines N`: the size of the `prices` workload (not run unless named: its import of 2M
     /// lines takes seconds a run), a price file of N lines of 50 coins' daily prices.
     var priceLines = 2_000_000
+    /// `--compare`: on the coins workload (up to 100k), also time ledger's `bal --basis`, hledger's
+    /// `bal --cost` and a Python Decimal replay of the same book, when they are installed, and print
+    /// their medians as multiples of bitpal's `holdings`.
+    var compare = false
 
     init(_ args: [String]) {
         var i = 0
@@ -40,12 +44,13 @@ struct Options {
             case "--binary": binary = next; i += 1
             case "--workload": workloads = next.split(separator: ",").map(String.init); i += 1
             case "--price-lines": priceLines = max(50, Int(next) ?? priceLines); i += 1
+            case "--compare": compare = true
             case "--generate":
                 guard let n = Int(next), i + 2 < args.count else { break }
                 generate = (n, args[i + 2]); i += 2
                 if i + 1 < args.count { workloads = [args[i + 1]]; i += 1 }
             default:
-                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--workload coins,mixed,history,lots,prices,quotes,statements] [--price-lines 2000000] [--binary PATH]\n".utf8))
+                FileHandle.standardError.write(Data("usage: bitpal-bench [--sizes 10000,100000] [--runs 5] [--workload coins,mixed,history,lots,prices,quotes,statements] [--price-lines 2000000] [--compare] [--binary PATH]\n".utf8))
                 exit(2)
             }
             i += 1
@@ -476,6 +481,57 @@ func degiroTransactions(rows n: Int) -> String {
     return out
 }
 
+/// The coin book's rows as a ledger/hledger journal: each trade moves the coin at its price against cash, the fee an expense.
+func journal(fromCSV csv: String) -> String {
+    var out = ""
+    out.reserveCapacity(csv.utf8.count * 2)
+    for line in csv.split(separator: "\n").dropFirst() {
+        let f = line.split(separator: ",", omittingEmptySubsequences: false)
+        guard f.count >= 6 else { continue }
+        let day = f[4].prefix(10)
+        let sign = f[0] == "sell" ? "-" : ""
+        out += "\(day) \(f[0])\n    Assets:Coins    \(sign)\(f[2]) \"\(f[1])\" @ \(f[3]) USD\n"
+        if f[5] != "0" { out += "    Expenses:Fees    \(f[5]) USD\n" }
+        out += "    Assets:Cash\n\n"
+    }
+    return out
+}
+
+/// A deliberately plain average-cost replay in Python's Decimal, the kind of script people write.
+let pythonReplay = #"""
+import csv, sys
+from decimal import Decimal, getcontext
+getcontext().prec = 60
+held, cost = {}, {}
+with open(sys.argv[1]) as f:
+    for r in csv.DictReader(f):
+        c, a, p, fee = r["coin"], Decimal(r["amount"]), Decimal(r["price"]), Decimal(r["fee"])
+        q, b = held.get(c, Decimal(0)), cost.get(c, Decimal(0))
+        if r["type"] == "buy":
+            held[c], cost[c] = q + a, b + a * p + fee
+        else:
+            cost[c] = b - b * a / q if q else b
+            held[c] = q - a
+for c in sorted(held):
+    print(c, held[c], cost[c].quantize(Decimal("0.01")))
+"""#
+
+/// Times `tool` on the same book, as a multiple of bitpal's holdings; a tool not installed is said so.
+func compareTool(_ name: String, _ executable: String, _ args: [String], runs: Int, against bitpal: Double, workload: String, n: Int) {
+    let path = ["/usr/bin/", "/usr/local/bin/", "/bin/"].map { $0 + executable }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    guard let path else { print("| \(workload) | \(n) | \(name) | not installed | — | — | — | — |"); return }
+    var m = Measurement(millis: [], peakRSSKB: 0)
+    var failed = false
+    for _ in 0..<runs {
+        let (ms, rss, status) = timeProcess(path, args, env: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"])
+        if status != 0 { failed = true }
+        m.millis.append(ms)
+        m.peakRSSKB = max(m.peakRSSKB, rss)
+    }
+    let ratio = String(format: "%.1f×", m.median / bitpal)
+    print("| \(workload) | \(n) | \(name) | \(Int(m.median.rounded())) | \(Int((m.millis.min() ?? 0).rounded()))–\(Int((m.millis.max() ?? 0).rounded())) | \(m.peakRSSKB / 1024) | \(ratio) bitpal's holdings | \(failed ? "FAILED" : "—") |")
+}
+
 func copyFile(_ from: String, _ to: String) {
     unlink(to)
     _ = try? FileManager.default.copyItem(atPath: from, toPath: to)
@@ -838,6 +894,16 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
             : t.map { m.median <= $0 && rss.map { m.peakRSSKB / 1024 <= $0 } ?? true ? "yes" : "no" } ?? "—"
         let range = "\(Int((m.millis.min() ?? 0).rounded()))–\(Int((m.millis.max() ?? 0).rounded()))"
         print("| \(workload) | \(n) | \(name) | \(Int(m.median.rounded())) | \(range) | \(m.peakRSSKB / 1024) | \(t.map { "≤ \(Int($0))" + (relative.map { " (1.5× \($0.of))" } ?? "") + (rss.map { ", ≤ \($0) MB" } ?? "") } ?? "—") | \(ok) |")
+    }
+    if options.compare, workload == "coins", n <= 100_000, let bitpal = averageHoldings,
+       let csv = try? String(contentsOfFile: csvPath, encoding: .utf8) {
+        // The same book for the tools people use today, timed in the same sitting.
+        let journalPath = "\(dir)/book.journal", scriptPath = "\(dir)/replay.py"
+        _ = FileManager.default.createFile(atPath: journalPath, contents: Data(journal(fromCSV: csv).utf8))
+        _ = FileManager.default.createFile(atPath: scriptPath, contents: Data(pythonReplay.utf8))
+        compareTool("ledger bal --basis", "ledger", ["-f", journalPath, "bal", "--basis"], runs: options.runs, against: bitpal, workload: workload, n: n)
+        compareTool("hledger bal --cost", "hledger", ["-f", journalPath, "bal", "--cost"], runs: options.runs, against: bitpal, workload: workload, n: n)
+        compareTool("Python Decimal replay", "python3", [scriptPath, csvPath], runs: options.runs, against: bitpal, workload: workload, n: n)
     }
     try? FileManager.default.removeItem(atPath: dir)
 }
