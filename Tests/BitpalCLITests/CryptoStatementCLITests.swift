@@ -55,6 +55,24 @@ final class CryptoStatementCLITests: XCTestCase {
         XCTAssertEqual(try s.loadPortfolio().transactions.count, 4)
     }
 
+    /// Two earn rewards under one refid are two transactions, not one id twice (which the import
+    /// refused); a re-import adds nothing.
+    func testTwoRewardsOfOneRefidImportOnce() throws {
+        let s = Sandbox(now: "2026-11-20T00:00:00Z")
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR"])
+        let file = s.write("ledgers.csv", """
+        "txid","refid","time","type","subtype","aclass","asset","amount","fee","balance"
+        "","RX","2024-06-01 00:00:00","earn","reward","currency","DOT",0.5000000000,0,0.5
+        "","RX","2024-06-01 00:00:00","earn","reward","currency","ETH",0.0100000000,0,0.01
+
+        """)
+        let r = s.ok(["-p", "eu", "import", file, "--format", "kraken-ledger"])
+        XCTAssertTrue(r.out.contains("Imported 2 transactions"), r.out)
+        XCTAssertEqual(try s.loadPortfolio().transactions.map(\.type), [.reward, .reward])
+        let again = s.ok(["-p", "eu", "import", file, "--format", "kraken-ledger"])
+        XCTAssertTrue(again.out.contains("Imported 0 transactions; skipped 2 already recorded"), again.out)
+    }
+
     /// The 2025+ layout: short years, times in the zone of the file name.
     static let binanceStatement = """
     User ID,Time,Account,Operation,Coin,Change,Remark

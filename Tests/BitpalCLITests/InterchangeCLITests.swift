@@ -140,4 +140,25 @@ final class InterchangeCLITests: XCTestCase {
         let again = s.ok(["-p", "eu", "import", file])
         XCTAssertTrue(again.out.contains("Imported 0 transactions"), again.out)
     }
+
+    /// A fiat-wallet buy paid with euros the file itself credited (a DOGE sale to the fiat wallet)
+    /// deposits nothing: the cash is what the sale left, and no money came in from elsewhere.
+    func testAVibanPurchaseSpendsTheFiatTheFileCredited() throws {
+        let s = Sandbox(now: "2026-11-20T00:00:00Z")
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
+        let file = s.write("crypto_transactions_record.csv", """
+        Timestamp (UTC),Transaction Description,Currency,Amount,To Currency,To Amount,Native Currency,Native Amount,Native Amount (in USD),Transaction Kind
+        2021-07-19 18:56:00,EUR -> BTC,EUR,-78.01,BTC,0.003,EUR,79.03,98.39247273,viban_purchase
+        2021-05-05 05:34:27,DOGE -> EUR,DOGE,-750.0,EUR,406.22,EUR,406.22,470.713883898,crypto_viban_exchange
+        2021-05-01 10:00:00,Deposit DOGE,DOGE,750,,,EUR,300,350,crypto_deposit
+
+        """)
+        let r = s.ok(["-p", "eu", "import", file])
+        XCTAssertTrue(r.out.contains("Imported 3 transactions"), r.out)
+        XCTAssertEqual(try s.loadPortfolio().transactions.filter { $0.type == .deposit }.count, 0)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(s.ok(["-p", "eu", "--json", "summary"]).out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["cashBalance"] as? String, "328.21")
+        // The DOGE that came in (at its 300 EUR), not another 78.01.
+        XCTAssertEqual(summary["netDeposits"] as? String, "300.00")
+    }
 }

@@ -65,21 +65,48 @@ final class CryptoComAppTests: XCTestCase {
             "sell MCO 12.32 3.419642857142857143 42.13 0 EUR 2020-07-31T15:37:07Z",
             "buy ETH 0.14445954600007045 291.638740163141963985 42.13 0 EUR 2020-07-31T15:37:07Z",
             "reward MCO 12.32402069 4.057117499045678736 - - USD 2020-07-29T09:17:03Z",
-            // The card money (and the fiat wallet's), never in this file, deposited right before its buy.
+            // The card money, never in this file, deposited right before its buy.
             "deposit - 281.14 - - - EUR 2020-07-27T06:59:55Z",
             "buy ETH 1 281.14 281.14 0 EUR 2020-07-27T06:59:55Z",
-            "deposit - 78.01 - - - EUR 2021-07-19T18:56:00Z",
-            // The euros that left, not the native value (79.03).
+            // The euros that left, not the native value (79.03): out of the 406.22 the DOGE sale
+            // (earlier in time, later in the file) put in the fiat wallet, so nothing deposited.
             "buy BTC 0.003 26003.333333333333333333 78.01 0 EUR 2021-07-19T18:56:00Z",
             "sell DOGE 750 0.541626666666666667 406.22 0 EUR 2021-05-05T05:34:27Z",
         ])
-        XCTAssertEqual(kinds(p), ["buy": 2, "sell": 1, "reward": 2, "swap": 2, "deposit": 2])
+        XCTAssertEqual(kinds(p), ["buy": 2, "sell": 1, "reward": 2, "swap": 2, "deposit": 1])
         XCTAssertEqual(p.skipped.count, 0)
         // Without cash there is nowhere to deposit: the buys alone, nothing counted for it.
         let noCash = try read(Self.older, cash: false)
         XCTAssertEqual(noCash.rows.filter { $0.fields[.type] == "deposit" }.count, 0)
         XCTAssertEqual(noCash.skipped.count, 0)
         XCTAssertEqual(p.rows[1].fields[.linkedId], p.rows[0].fields[.id])
+    }
+
+    /// A fiat-wallet purchase spends the file's own fiat first (sales to fiat in, purchases out, in
+    /// order of time whatever the file's order): only what that balance lacks is deposited.
+    func testAVibanPurchaseDepositsOnlyWhatTheFilesFiatBalanceLacks() throws {
+        let header = "Timestamp (UTC),Transaction Description,Currency,Amount,To Currency,To Amount,Native Currency,Native Amount,"
+            + "Native Amount (in USD),Transaction Kind"
+        let rows = [
+            "2021-07-20 09:00:00,EUR -> ETH,EUR,-400,ETH,0.2,EUR,400,470,viban_purchase",
+            "2021-07-19 18:56:00,EUR -> BTC,EUR,-78.01,BTC,0.003,EUR,79.03,98.39247273,viban_purchase",
+            "2021-06-01 10:00:00,USD -> BTC,USD,-50,BTC,0.001,EUR,42,50,viban_purchase",
+            "2021-05-05 05:34:27,DOGE -> EUR,DOGE,-750.0,EUR,406.22,EUR,406.22,470.713883898,crypto_viban_exchange",
+        ]
+        let p = try read(header + "\n" + rows.joined(separator: "\n") + "\n")
+        XCTAssertEqual(p.rows.map(presetLine), [
+            // 406.22 − 78.01 = 328.21 left: 71.79 of the 400 came from outside the file.
+            "deposit - 71.79 - - - EUR 2021-07-20T09:00:00Z",
+            "buy ETH 0.2 2000 400 0 EUR 2021-07-20T09:00:00Z",
+            // Covered by the DOGE sale's euros: no deposit.
+            "buy BTC 0.003 26003.333333333333333333 78.01 0 EUR 2021-07-19T18:56:00Z",
+            // Dollars the file never credited: all of it deposited.
+            "deposit - 50 - - - USD 2021-06-01T10:00:00Z",
+            "buy BTC 0.001 50000 50 0 USD 2021-06-01T10:00:00Z",
+            "sell DOGE 750 0.541626666666666667 406.22 0 EUR 2021-05-05T05:34:27Z",
+        ])
+        // Without cash, nothing is deposited at all.
+        XCTAssertEqual(try read(header + "\n" + rows.joined(separator: "\n") + "\n", cash: false).rows.filter { $0.fields[.type] == "deposit" }.count, 0)
     }
 
     func testDustOfSeveralCoinsAndUnknownKindsAreCounted() throws {

@@ -159,4 +159,35 @@ final class KrakenLedgerTests: XCTestCase {
         XCTAssertEqual(p.rows.map(presetLine), ["reward DOT 0.01 0 - - - 2024-05-03T12:00:00Z"])
         XCTAssertEqual(skipped(p), ["internal move (between Kraken's wallets)": 4])
     }
+
+    /// Rows of one refid handled each on its own (two earn rewards) get ids of their own: by txid,
+    /// else by what the row says, the same on a re-read; a lone reward keeps its refid's id.
+    func testRewardsSharingARefidKeepTheirOwnIds() throws {
+        let withTxids = """
+        "LA1","RX","2024-06-01 00:00:00","earn","reward","currency","DOT",0.5000000000,0,1.0
+        "LA2","RX","2024-06-01 00:00:00","earn","reward","currency","ETH",0.0100000000,0,1.0
+        """
+        let p = try read(withTxids)
+        XCTAssertEqual(p.rows.map(presetLine), ["reward DOT 0.5 0 - - - 2024-06-01T00:00:00Z", "reward ETH 0.01 0 - - - 2024-06-01T00:00:00Z"])
+        let ids = p.rows.compactMap { $0.fields[.id] }
+        XCTAssertEqual(ids.count, 2)
+        XCTAssertEqual(Set(ids).count, 2)
+        // Without txids, and with two identical rows besides.
+        let bare = """
+        "","RY","2024-06-01 00:00:00","earn","reward","currency","DOT",0.5000000000,0,1.0
+        "","RY","2024-06-01 00:00:00","earn","reward","currency","ETH",0.0100000000,0,1.0
+        "","RY","2024-06-01 00:00:00","earn","reward","currency","ETH",0.0100000000,0,1.0
+        """
+        let a = try read(bare), b = try read(bare)
+        let bareIDs = a.rows.compactMap { $0.fields[.id] }
+        XCTAssertEqual(bareIDs.count, 3)
+        XCTAssertEqual(Set(bareIDs).count, 3)
+        XCTAssertEqual(bareIDs, b.rows.compactMap { $0.fields[.id] })
+        // A reward alone under its refid keeps the refid's id (as imported before): not its txid's.
+        let lone = try read(#""LA1","RX","2024-06-01 00:00:00","earn","reward","currency","DOT",0.5000000000,0,1.0"#)
+        let loneOtherTxid = try read(#""LB9","RX","2024-06-01 00:00:00","earn","reward","currency","DOT",0.5000000000,0,1.0"#)
+        XCTAssertEqual(lone.rows.count, 1)
+        XCTAssertEqual(lone.rows.first?.fields[.id], loneOtherTxid.rows.first?.fields[.id])
+        XCTAssertNotEqual(lone.rows.first?.fields[.id], ids.first)
+    }
 }

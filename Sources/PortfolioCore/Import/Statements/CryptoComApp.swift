@@ -7,9 +7,14 @@ import Foundation
 /// read. Kinds are matched on `Transaction Kind`:
 ///
 /// - `crypto_purchase` (bought with a card): a buy with the native amount as the exact total.
-///   The card money (and, for `viban_purchase`, the fiat wallet's) never appears in this file, so in
-///   a portfolio that tracks cash the money the buy spends is first recorded as a deposit of that
-///   amount on the same date (else the import would find no cash for the buy).
+///   The card money never appears in this file, so in a portfolio that tracks cash the money the
+///   buy spends is first recorded as a deposit of that amount on the same date (else the import
+///   would find no cash for the buy).
+/// - `viban_purchase` (bought from the fiat wallet): money paid into the fiat wallet is not in this
+///   file either, but money this file credits to it is (crypto sold to fiat, `crypto_viban_exchange`).
+///   The file's balance per currency is followed in order of time (what its rows credit in, less
+///   what they take out), and in a portfolio that tracks cash only the part of the purchase that
+///   balance does not cover is deposited first.
 /// - `crypto_exchange`, `viban_purchase`, `crypto_viban_exchange` (one row, `To Currency`/`To
 ///   Amount`) and the `*_credited`/`*_debited` pairs of one time (`crypto_wallet_swap`,
 ///   `dust_conversion`, `dynamic_coin_swap`, `interest_swap`, `lockup_swap`): money (fiat, or a USD
@@ -106,20 +111,80 @@ extension ExchangeImport.Mapper {
                 events.append((nil, row))
             }
         }
+        let shortfalls = Self.cryptoComFiatShortfalls(events, pairs: pairs)
         for event in events {
-            if let key = event.pair { cryptoComPair(pairs[key] ?? []) } else { cryptoComSingle(event.row) }
+            if let key = event.pair { cryptoComPair(pairs[key] ?? []) } else { cryptoComSingle(event.row, shortfall: shortfalls[event.row.line]) }
         }
+    }
+
+    /// The money each `viban_purchase` spends beyond the fiat balance this file has built up by then
+    /// (by line): the file's rows in order of time (a tie in file order), each currency's balance
+    /// raised by what the rows credit in (crypto sold to fiat, `crypto_viban_exchange`, money
+    /// deposits and interest) and lowered by what they take out (purchases, withdrawals, top-ups).
+    /// A card `crypto_purchase` leaves it as it is: its money is deposited and spent at once.
+    static func cryptoComFiatShortfalls(_ events: [(pair: String?, row: CryptoComRow)], pairs: [String: [CryptoComRow]]) -> [Int: Decimal] {
+        func size(_ v: Decimal) -> Decimal { v < 0 ? -v : v }
+        func when(_ r: CryptoComRow) -> Date { ISODate.parseTimestamp(utf8: Array(r.date.utf8)) ?? .distantPast }
+        let ordered = events.enumerated().sorted { a, b in
+            let x = when(a.element.row), y = when(b.element.row)
+            return x != y ? x < y : a.offset < b.offset
+        }.map(\.element)
+        var balance: [String: Decimal] = [:], shortfalls: [Int: Decimal] = [:]
+        func move(_ amount: Decimal, _ code: String) {
+            if let currency = ExchangeImport.moneyCurrency(code) { balance[currency, default: 0] += amount }
+        }
+        for (pair, r) in ordered {
+            if let pair {
+                let rows = pairs[pair] ?? []
+                let credits = rows.filter { $0.kind.hasSuffix("_credited") }, debits = rows.filter { $0.kind.hasSuffix("_debited") }
+                guard credits.count == 1, debits.count == 1, let c = credits.first, let d = debits.first, c.amount != 0, d.amount != 0 else { continue }
+                move(-size(d.amount), d.currency)
+                move(size(c.amount), c.currency)
+                continue
+            }
+            guard r.amount != 0 else { continue }
+            if cryptoComExchanges.contains(r.kind) {
+                guard let to = r.toAmount, to != 0, !r.toCurrency.isEmpty else { continue }
+                if r.kind == "viban_purchase", let currency = ExchangeImport.moneyCurrency(r.currency) {
+                    let short = size(r.amount) - max(balance[currency] ?? 0, 0)
+                    if short > 0 { shortfalls[r.line] = short; balance[currency, default: 0] += short }
+                }
+                move(-size(r.amount), r.currency)
+                move(to, r.toCurrency)
+                continue
+            }
+            switch r.kind {
+            case "crypto_deposit", "crypto_withdrawal", "crypto_transfer":
+                move(r.amount, r.currency)
+            case "card_top_up":
+                move(-size(r.amount), r.currency)
+            default:
+                if !r.kind.hasSuffix("_reverted"), r.amount > 0,
+                   cryptoComRewards.contains(r.kind) || r.kind.contains("interest") || r.kind.contains("reward") || r.kind.contains("cashback") {
+                    move(r.amount, r.currency)
+                }
+            }
+        }
+        return shortfalls
     }
 
     func cryptoComNotes(_ r: CryptoComRow) -> String { "Crypto.com \(r.description) (\(r.kind))" }
 
-    /// The money a card or fiat-wallet buy spends, deposited just before it (this file never shows it
-    /// arriving): only in a portfolio that tracks cash, which would otherwise refuse the buy.
+    /// The money a card buy spends, deposited just before it (this file never shows it arriving):
+    /// only in a portfolio that tracks cash, which would otherwise refuse the buy.
     mutating func cryptoComCardMoney(_ e: InterchangeEvent) {
         guard tracksCash, let (amount, code) = e.sent, let currency = ExchangeImport.moneyCurrency(code),
               e.got.map({ ExchangeImport.moneyCurrency($0.1) == nil }) ?? false else { return }
         cash(line: e.line, type: "deposit", amount: amount, currency: currency, date: e.date,
              notes: e.notes + "; the card money for the buy (not in the file)", id: id(e.id + ":card"))
+    }
+
+    /// The part of a fiat-wallet buy the file's fiat balance does not cover (`shortfall`), deposited
+    /// just before it: only in a portfolio that tracks cash.
+    mutating func cryptoComFiatWalletMoney(_ e: InterchangeEvent, shortfall: Decimal) {
+        guard tracksCash, shortfall > 0, let (_, code) = e.sent, let currency = ExchangeImport.moneyCurrency(code) else { return }
+        cash(line: e.line, type: "deposit", amount: shortfall, currency: currency, date: e.date,
+             notes: e.notes + "; the fiat wallet's money for the buy (not in the file)", id: id(e.id + ":card"))
     }
 
     /// The credited and debited rows of one conversion.
@@ -138,7 +203,7 @@ extension ExchangeImport.Mapper {
         interchangeTrade(e)
     }
 
-    mutating func cryptoComSingle(_ r: CryptoComRow) {
+    mutating func cryptoComSingle(_ r: CryptoComRow, shortfall: Decimal? = nil) {
         let kind = r.kind
         let size = r.amount < 0 ? -r.amount : r.amount
         var e = InterchangeEvent(line: r.line, date: r.date, notes: cryptoComNotes(r), id: r.id, sent: nil, got: nil, fee: nil, worth: r.native)
@@ -148,7 +213,7 @@ extension ExchangeImport.Mapper {
             guard let to = r.toAmount, to != 0, !r.toCurrency.isEmpty else { skip("\(what) (without what it came to)"); return }
             e.sent = (size, r.currency)
             e.got = (to, r.toCurrency)
-            if kind == "viban_purchase" { cryptoComCardMoney(e) }
+            if kind == "viban_purchase" { cryptoComFiatWalletMoney(e, shortfall: shortfall ?? 0) }
             interchangeTrade(e)
             return
         }

@@ -21,7 +21,9 @@ import Foundation
 ///   zero in one refid group or at one instant (a staking migration `DOT.S` −10, `DOT28.S` +10;
 ///   `BTC.M` −0.01, `BTC` +0.01). Margin, rollovers and the rest are skipped and counted by type.
 /// Staked codes (`DOT.S`, `BTC.M`, `ETH28.S` …) are the plain asset, X/Z codes their plain names.
-/// The id is the refid, else the txid, else what the row says numbered among identical rows.
+/// The id is the refid, else the txid, else what the row says numbered among identical rows. Rows
+/// of one refid that are each an event of their own (two rewards under one refid) are keyed by
+/// their txid, else by the refid with what the row says, numbered among identical rows of it.
 extension ExchangeImport.Mapper {
     /// One row of the ledger, read.
     struct KrakenLedgerRow {
@@ -130,9 +132,20 @@ extension ExchangeImport.Mapper {
             let kept = rows.reversed().max { done($0) < done($1) } ?? first
             for _ in 1..<rows.count { skip("\(first.type) (pending row; the completed one is kept)") }
             krakenLedgerTransfer(kept)
+        } else if rows.count == 1 {
+            krakenLedgerSingle(first, walletMove: walletMove(first), id: krakenLedgerID(first))
         } else {
-            for r in rows { krakenLedgerSingle(r, walletMove: walletMove(r)) }
+            // Each row its own event: the refid they share is no id for any one of them.
+            var seen = RowOccurrences()
+            for r in rows { krakenLedgerSingle(r, walletMove: walletMove(r), id: krakenLedgerSharedID(r, seen: &seen)) }
         }
+    }
+
+    /// The id of one of several rows of a refid handled each on its own (two rewards of one refid):
+    /// its txid, else the refid with what the row says, numbered among identical rows of the group.
+    func krakenLedgerSharedID(_ r: KrakenLedgerRow, seen: inout RowOccurrences) -> String {
+        if !r.txid.isEmpty { return id("tx:" + r.txid) }
+        return id(seen.key("ref:\(r.refid)|\(r.time)|\(r.code)|\(r.type)|\(r.subtype)|\(DecimalFormatting.exact(r.amount))|\(DecimalFormatting.exact(r.fee))"))
     }
 
     mutating func krakenLedgerTrade(_ rows: [KrakenLedgerRow]) {
@@ -192,7 +205,7 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    mutating func krakenLedgerSingle(_ r: KrakenLedgerRow, walletMove: Bool) {
+    mutating func krakenLedgerSingle(_ r: KrakenLedgerRow, walletMove: Bool, id rowID: String) {
         switch r.type {
         case "staking", "earn", "transfer":
             if Self.krakenInternalSubtypes.contains(r.subtype) || walletMove { skip("internal move (between Kraken's wallets)"); return }
@@ -205,9 +218,9 @@ extension ExchangeImport.Mapper {
             guard let date = krakenLedgerDate(r) else { return }
             let notes = "Kraken \(r.type) \(r.code)" + (r.txid.isEmpty ? "" : " \(r.txid)")
             if let currency = ExchangeImport.moneyCurrency(r.asset) {
-                cash(line: r.line, type: "interest", amount: r.amount - r.fee, currency: currency, date: date, notes: notes, id: krakenLedgerID(r))
+                cash(line: r.line, type: "interest", amount: r.amount - r.fee, currency: currency, date: date, notes: notes, id: rowID)
             } else {
-                reward(line: r.line, asset: r.asset, amount: r.amount - r.fee, date: date, notes: notes, id: krakenLedgerID(r))
+                reward(line: r.line, asset: r.asset, amount: r.amount - r.fee, date: date, notes: notes, id: rowID)
             }
         case "margin", "rollover", "settled", "margin trade":
             skip("margin")
