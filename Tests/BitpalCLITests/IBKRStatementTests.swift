@@ -171,7 +171,7 @@ final class IBKRStatementTests: XCTestCase {
         XCTAssertEqual(Dictionary(rows.skipped, uniquingKeysWith: +), ["dividend tax refund (its dividend is not in the file)": 1])
     }
 
-    func testACommissionRebateLowersTheFeeAndAPositiveFeeIsADepositOnlyAsARefund() throws {
+    func testACommissionRebateIsInTheTradesMoneyAndAPositiveFeeIsADepositOnlyAsARefund() throws {
         let text = """
         "CurrencyPrimary","AssetClass","Symbol","ISIN","TransactionID","DateTime","Quantity","TradePrice","TradeMoney","Taxes","IBCommission","IBCommissionCurrency","Buy/Sell","LevelOfDetail"
         "USD","STK","EXPO","US30214U1025","1","20220526;144322","22","89.87","1977.14","-0.50","0.20","USD","BUY","EXECUTION"
@@ -184,16 +184,93 @@ final class IBKRStatementTests: XCTestCase {
 
         """
         let rows = try StatementImport.rows(Array(text.utf8), format: .ibkr, options: StatementOptions(tracksCash: true))
-        XCTAssertEqual(rows.rows.map { [$0.fields[.type], $0.fields[.amount], $0.fields[.currency], $0.fields[.fee]].map { $0 ?? "-" }.joined(separator: " ") }, [
-            // 0.50 tax less the 0.20 rebate; 0.10 tax less a 0.35 rebate is no fee and 0.25 money in.
-            "buy 22 USD 0.3",
-            "buy 10 USD 0", "deposit 0.25 USD -",
+        XCTAssertEqual(rows.rows.map { [$0.fields[.type], $0.fields[.amount], $0.fields[.currency], $0.fields[.fee], $0.fields[.total]].map { $0 ?? "-" }.joined(separator: " ") }, [
+            // The rebate is in the trade's money (a buy's less), never a deposit: 1977.14 − 0.20, 900 − 0.35.
+            "buy 22 USD 0.5 1976.94",
+            "buy 10 USD 0.1 899.65",
             // A conversion has no fee: its rebate is money in.
-            "withdrawal 100 EUR -", "deposit 107 USD -", "deposit 0.4 USD -",
-            "deposit 10 USD -",
+            "withdrawal 100 EUR - -", "deposit 107 USD - -", "deposit 0.4 USD - -",
+            "deposit 10 USD - -",
         ])
         XCTAssertEqual(Dictionary(rows.skipped, uniquingKeysWith: +),
                        ["other fees (positive, not a refund)": 1, "dividend (return of capital)": 1])
+    }
+
+    /// The rows as `type asset amount total` (`-` for none).
+    static func trades(_ text: String) throws -> PresetRows {
+        try StatementImport.rows(Array(text.utf8), format: .ibkr, options: StatementOptions(tracksCash: true))
+    }
+
+    static func lines(_ rows: PresetRows) -> [String] {
+        rows.rows.map { [$0.fields[.type], $0.fields[.assetId], $0.fields[.amount], $0.fields[.fee], $0.fields[.total], $0.fields[.date]].map { $0 ?? "-" }.joined(separator: " ") }
+    }
+
+    func testACancelledTradeAndItsCancellationAreBothDropped() throws {
+        // IBKR keeps a cancelled fill and adds a reversing row: by OrigTransactionID when the query has
+        // it, else the execution of the same symbol, quantity and price.
+        let rows = try Self.trades("""
+        "CurrencyPrimary","AssetClass","Symbol","ISIN","TransactionID","OrigTransactionID","TransactionType","DateTime","Quantity","TradePrice","TradeMoney","IBCommission","Buy/Sell","LevelOfDetail"
+        "USD","STK","EXPO","US30214U1025","1","","ExchTrade","20220526;144322","22","89.87","1977.14","-1","BUY","EXECUTION"
+        "USD","STK","EXPO","US30214U1025","2","1","TradeCancel","20220526;150000","-22","89.87","-1977.14","1","BUY (Ca.)","EXECUTION"
+        "USD","STK","VTI","US9229087690","3","","ExchTrade","20230403;095853","17","204.3473","3473.9041","-1","BUY","EXECUTION"
+        "USD","STK","VTI","US9229087690","4","","ExchTrade","20230403;100000","5","200","1000","-1","BUY","EXECUTION"
+        "USD","STK","VTI","US9229087690","5","","","20230403;110000","-5","200","-1000","1","BUY (Ca.)","EXECUTION"
+
+        """)
+        XCTAssertEqual(Self.lines(rows), ["buy VTI 17 1 3473.9041 2023-04-03T13:58:53Z"])
+        XCTAssertEqual(Dictionary(rows.skipped, uniquingKeysWith: +), ["trade (cancelled)": 4])
+    }
+
+    func testABondWithoutTradeMoneyIsItsProceedsAndItsISINWhenTheSymbolIsNoCode() throws {
+        // A bond's price is a percentage of its face: price × quantity is 100 times its money.
+        let rows = try Self.trades("""
+        "CurrencyPrimary","AssetClass","Symbol","ISIN","TransactionID","DateTime","Quantity","TradePrice","Proceeds","IBCommission","Buy/Sell"
+        "USD","BOND","T 4 1/2 11/15/33","US91282CJJ18","7","20240102;100000","10000","99.5","-9950","-5","BUY"
+        "CurrencyPrimary","AssetClass","Symbol","ISIN","TransactionID","DateTime","Quantity","TradePrice","NetCash","IBCommission","Buy/Sell"
+        "USD","BOND","T 4 1/2 11/15/33","US91282CJJ18","8","20240201;100000","-5000","100.2","5005","-5","SELL"
+
+        """)
+        XCTAssertEqual(Self.lines(rows), ["buy US91282CJJ18 10000 5 9950 2024-01-02T15:00:00Z",
+                                          "sell US91282CJJ18 5000 5 5010 2024-02-01T15:00:00Z"])
+        XCTAssertEqual(rows.assets.map(\.id), ["US91282CJJ18"])
+        XCTAssertNil(rows.assets.first?.quote)
+    }
+
+    func testALaterReversalWithASmallerReBookingChangesTheEarlierDividend() throws {
+        // No ActionID: 100 on 06-23, reversed and re-booked as 90 on 08-15, is June's dividend of 90.
+        let rows = try Self.trades("""
+        "Type","SettleDate","ISIN","Description","Amount","CurrencyPrimary"
+        "Dividends","20230623","US9220427424","VT(US9220427424) CASH DIVIDEND (Ordinary Dividend)","100","USD"
+        "Withholding Tax","20230623","US9220427424","VT(US9220427424) CASH DIVIDEND - US TAX","-15","USD"
+        "Dividends","20230815","US9220427424","VT(US9220427424) CASH DIVIDEND (Ordinary Dividend) REVERSAL","-100","USD"
+        "Dividends","20230815","US9220427424","VT(US9220427424) CASH DIVIDEND (Ordinary Dividend)","90","USD"
+        "Withholding Tax","20230815","US9220427424","VT(US9220427424) CASH DIVIDEND - US TAX","15","USD"
+        "Withholding Tax","20230815","US9220427424","VT(US9220427424) CASH DIVIDEND - US TAX","-13.5","USD"
+
+        """)
+        XCTAssertEqual(Self.lines(rows), ["dividend US9220427424 90 13.5 - 2023-06-23"])
+        XCTAssertEqual(rows.skipped.count, 0, "\(rows.skipped)")
+    }
+
+    func testADividendWhoseTaxIsMoreThanWhatIsLeftIsCountedAndTaxLeftFromAWholeReversalToo() throws {
+        // 137.23 paid with 20.58 tax, reversed and re-booked as 13.72: a dividend of 13.72 with 20.58 tax
+        // is one bitpal refuses; counted, the import goes on. A dividend reversed whole leaves its tax.
+        let rows = try Self.trades("""
+        "Type","SettleDate","ISIN","Description","Amount","CurrencyPrimary"
+        "Dividends","20230623","US9220427424","VT(US9220427424) CASH DIVIDEND (Ordinary Dividend)","137.23","USD"
+        "Withholding Tax","20230623","US9220427424","VT(US9220427424) CASH DIVIDEND - US TAX","-20.58","USD"
+        "Dividends","20230623","US9220427424","VT(US9220427424) CASH DIVIDEND (Ordinary Dividend)","-137.23","USD"
+        "Dividends","20230623","US9220427424","VT(US9220427424) CASH DIVIDEND (Ordinary Dividend)","13.72","USD"
+        "Dividends","20230913","CH0111762537","SMMCHA CASH DIVIDEND (Ordinary Dividend)","41.93","CHF"
+        "Withholding Tax","20230913","CH0111762537","SMMCHA CASH DIVIDEND - CH TAX","-14.68","CHF"
+        "Dividends","20230913","CH0111762537","SMMCHA CASH DIVIDEND (Ordinary Dividend)","-41.93","CHF"
+
+        """)
+        XCTAssertEqual(Self.lines(rows), [])
+        XCTAssertEqual(Dictionary(rows.skipped, uniquingKeysWith: +), [
+            "dividend (its tax more than what is left of it after reversals)": 1,
+            "dividend (reversed whole)": 1, "dividend tax (its dividend reversed whole)": 1,
+        ])
     }
 
     func testAnotherFormatIsNamedAndAnActivityStatementRefused() throws {

@@ -164,7 +164,27 @@ final class DEGIROTests: XCTestCase {
         XCTAssertEqual(StatementImport.recognise(Array(text.utf8)), .degiro)
         let result = try read(text)
         XCTAssertTrue(result.rows.isEmpty)
-        XCTAssertEqual(dictionary(result.skipped), ["currency conversion (its legs do not pair)": 1])
+        XCTAssertEqual(dictionary(result.skipped), ["currency conversion leg (no leg to pair with)": 1])
+    }
+
+    func testTwoConversionsInTheSameMinutePairByTheirRates() throws {
+        // AutoFX converting USD and GBP dividends at 06:46: EUR 12.28 for USD 12.75 at 1.0379 (the real
+        // pair) and EUR 5.93 for GBP 4.93 at 0.8320 (its second pair, synthetic); a lone USD leg is left.
+        let text = """
+        Date,Time,Value date,Product,ISIN,Description,FX,Change,,Balance,,Order Id
+        01-01-2025,06:46,31-12-2024,,,FX Credit,,EUR,5.93,EUR,223.94,
+        01-01-2025,06:46,31-12-2024,,,FX Credit,,EUR,12.28,EUR,217.01,
+        01-01-2025,06:46,31-12-2024,,,FX Debit,1.0379,USD,-12.75,USD,0.00,
+        01-01-2025,06:46,31-12-2024,,,FX Debit,0.8320,GBP,-4.93,GBP,0.00,
+        01-01-2025,06:46,31-12-2024,,,FX Debit,1.0379,USD,-3.00,USD,0.00,
+
+        """
+        let result = try read(text)
+        XCTAssertEqual(describe(result.rows), [
+            "withdrawal - 12.75 USD fee 0 2025-01-01T05:46:00Z linked", "deposit - 12.28 EUR fee 0 2025-01-01T05:46:00Z linked",
+            "withdrawal - 4.93 GBP fee 0 2025-01-01T05:46:00Z linked", "deposit - 5.93 EUR fee 0 2025-01-01T05:46:00Z linked",
+        ])
+        XCTAssertEqual(dictionary(result.skipped), ["currency conversion leg (no leg to pair with)": 1])
     }
 
     func testWithoutCashOnlyTheDividendsAreKept() throws {

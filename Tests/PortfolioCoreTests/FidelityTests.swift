@@ -48,6 +48,23 @@ final class FidelityTests: XCTestCase {
         }
     }
 
+    func testABondsAccruedInterestIsNotItsPrice() throws {
+        // Synthetic rows (the research has no bond trade): a Treasury (a CUSIP) bought at 99.50 with 12.50 of accrued interest paid to the seller, and
+        // sold at 100.25 with 20 received from the buyer: the accrued interest is in Amount, not in the price.
+        let text = """
+        Run Date,Action,Symbol,Security Description,Security Type,Quantity,Price ($),Commission ($),Fees ($),Accrued Interest ($),Amount ($),Settlement Date
+        03/01/2024,YOU BOUGHT UNITED STATES TREAS BDS (Cash),912810TV0,UNITED STATES TREAS BDS,Cash,10000,99.5,,,-12.5,-9962.5,03/04/2024
+        06/03/2024,YOU SOLD UNITED STATES TREAS BDS (Cash),912810TV0,UNITED STATES TREAS BDS,Cash,-10000,100.25,,0.05,20,10044.95,06/04/2024
+
+        """
+        XCTAssertEqual(describe(try read(text).rows), [
+            "buy 912810TV0 10000 USD at 0.995 fee 0 total 9950 2024-03-01",
+            "expense - 12.5 USD fee 0 2024-03-01",
+            "sell 912810TV0 10000 USD at 1.0025 fee 0.05 total 10025 2024-06-03",
+            "interest - 20 USD fee 0 2024-06-03",
+        ])
+    }
+
     func testTheAllAccountsExport() throws {
         XCTAssertEqual(StatementImport.recognise(Array(Self.allAccounts.utf8)), .fidelity)
         let result = try read(Self.allAccounts)

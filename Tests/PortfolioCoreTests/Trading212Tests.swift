@@ -31,6 +31,19 @@ final class Trading212Tests: XCTestCase {
         }
     }
 
+    func testADividendsPricePerShareIsAfterTheTax() throws {
+        // LFVN on a GBP account (the figures are a real row's; the time, ISIN and name are filled in):
+        // 7.138051 × 0.034 USD × 0.78287970 = 0.19 GBP, the Total; the price per share is after the tax.
+        // The tax is 0.19 × 0.04 / (7.138051 × 0.034) = 0.0313 GBP, 0.03 to the cent (not 0.04, as when
+        // the price was taken for the gross).
+        let text = """
+        Action,Time,ISIN,Ticker,Name,No. of shares,Price / share,Currency (Price / share),Exchange rate,Result,Currency (Result),Total,Currency (Total),Withholding tax,Currency (Withholding tax),Notes,ID,Currency conversion fee,Currency (Currency conversion fee)
+        Dividend (Ordinary),2024-03-15 10:00:00,US53222K2050,LFVN,"LifeVantage",7.1380510000,0.034000,USD,0.78287970,,,0.19,"GBP",0.04,USD,,,,
+
+        """
+        XCTAssertEqual(describe(try read(text).rows), ["dividend US53222K2050 0.22 GBP fee 0.03 2024-03-15T10:00:00Z"])
+    }
+
     func testTheHistoryInTheAccountsCurrency() throws {
         XCTAssertEqual(StatementImport.recognise(Array(Self.history.utf8)), .trading212)
         let result = try read(Self.history)
@@ -39,7 +52,7 @@ final class Trading212Tests: XCTestCase {
             "buy US17275R1023 0.029053 EUR fee 0 total 1.33 2023-12-18T14:30:03Z",
             "sell US04634X2027 0.61254 EUR fee 0 total 0.7 2023-12-26T14:30:05Z",
             // Withholding tax in USD on a EUR payment, converted with the row's own figures:
-            // 0.03 × 0.01 / (0.154334 × 0.23 − 0.01) = 0.01177 EUR, 0.01 to the cent; 0.04 gross.
+            // 0.03 × 0.01 / (0.154334 × 0.23) = 0.00845 EUR, 0.01 to the cent; 0.04 gross.
             "dividend US56035L1044 0.04 EUR fee 0.01 2023-12-27T12:05:25Z",
             // The price is in GBX, the tax in USD: no rate in the row, counted.
             "dividend IE00B1XNHC34 17.67 EUR fee 0 2024-01-12T14:14:14Z",

@@ -12,7 +12,9 @@ import Foundation
 ///   dividend, the tax as its fee; a correction alone nets into the ISIN's last dividend before it
 ///   (`DividendGroups`); deposits and withdrawals, interest, and
 ///   connection and other fees (an expense); currency legs (`Valuta Creditering`/`Debitering`, `FX
-///   Credit`/`Debit`, …) grouped by order id, else by their time, into one cash exchange. A trade's
+///   Credit`/`Debit`, …) grouped by order id, else by their time, into one cash exchange; several
+///   conversions at one time (AutoFX) are paired by the `FX` rate on the foreign leg (the euro leg
+///   nearest to its amount ÷ rate), and a leg left without a pair is counted. A trade's
 ///   rows (and its fee rows) are counted, not imported: the trades come from Transactions.csv.
 ///   Cash-sweep pairs, iDEAL reservations, money-market fund moves and corporate actions are counted too.
 ///
@@ -97,6 +99,8 @@ extension ExchangeImport.Mapper {
         let descriptionColumn = index(Self.degiroAccountColumns[1])
         let orderColumn = index(["Order Id", "Order-ID", "ID da Ordem"])
         let balanceColumn = index(["Saldo", "Balance"])
+        // The rate of a currency leg (foreign currency per euro, on the foreign leg), just before the change.
+        let fxColumn = index(["FX", "T.", "Tipo"]) ?? (changeColumn > 0 ? changeColumn - 1 : nil)
         func cell(_ r: CSVRecord, _ i: Int?) -> String { i.flatMap { $0 < r.fields.count ? r.fields[$0].trimmedSpaces : nil } ?? "" }
         let comma = StatementNumber.usesDecimalComma(records.map { cell($0, changeColumn + 1) })
 
@@ -139,11 +143,14 @@ extension ExchangeImport.Mapper {
             if has(["valuta creditering", "valuta debitering", "fx credit", "fx debit", "währungswechsel", "dito de divisa",
                     "levantamento de divisa"]) {
                 let group = orderID.isEmpty ? "time:\(day) \(time)" : "order:\(orderID)"
+                let rate = StatementNumber.parse(cell(r, fxColumn), decimalComma: comma).flatMap { $0 > 0 ? $0 : nil }
+                let leg = DEGIROExchangeGroup.Leg(currency: currency, amount: amount, rate: rate, line: r.line)
                 if let i = exchangeIndex[group] {
                     exchanges[i].legs[currency, default: 0] += amount
+                    exchanges[i].rows.append(leg)
                 } else {
                     exchangeIndex[group] = exchanges.count
-                    exchanges.append(DEGIROExchangeGroup(key: group, line: r.line, date: date, notes: notes, legs: [currency: amount]))
+                    exchanges.append(DEGIROExchangeGroup(key: group, line: r.line, date: date, notes: notes, legs: [currency: amount], rows: [leg]))
                 }
                 continue
             }
@@ -199,10 +206,18 @@ extension ExchangeImport.Mapper {
         }
         for g in exchanges {
             let out = g.legs.filter { $0.value < 0 }, into = g.legs.filter { $0.value > 0 }
-            guard out.count == 1, into.count == 1, let from = out.first, let to = into.first else {
-                skip("currency conversion (its legs do not pair)"); continue
+            if out.count == 1, into.count == 1, let from = out.first, let to = into.first {
+                cashExchange(line: g.line, from: (-from.value, from.key), to: (to.value, to.key), date: g.date, notes: g.notes, id: id("fx:" + g.key))
+                continue
             }
-            cashExchange(line: g.line, from: (-from.value, from.key), to: (to.value, to.key), date: g.date, notes: g.notes, id: id("fx:" + g.key))
+            // Several conversions at one time (AutoFX converting two currencies in the same minute):
+            // each leg with a rate pairs with the leg of the other sign nearest to its amount ÷ rate.
+            let (pairs, unpaired) = g.paired()
+            for (n, pair) in pairs.enumerated() {
+                cashExchange(line: min(pair.out.line, pair.into.line), from: (-pair.out.amount, pair.out.currency),
+                             to: (pair.into.amount, pair.into.currency), date: g.date, notes: g.notes, id: id("fx:" + g.key + "#\(n + 1)"))
+            }
+            for _ in 0..<unpaired { skip("currency conversion leg (no leg to pair with)") }
         }
     }
 
@@ -293,11 +308,45 @@ extension ExchangeImport.Mapper {
     }
 }
 
-/// The legs of one DEGIRO currency conversion: the sum moved in each currency.
+/// The legs of one DEGIRO currency conversion: the sum moved in each currency, and the rows.
 struct DEGIROExchangeGroup {
+    struct Leg {
+        var currency: String
+        var amount: Decimal
+        /// The `FX` cell: foreign currency per euro, on the foreign leg.
+        var rate: Decimal?
+        var line: Int
+    }
+
     var key: String
     var line: Int
     var date: String
     var notes: String
     var legs: [String: Decimal]
+    var rows: [Leg] = []
+
+    /// The rows paired by their rates: a leg with a rate and the leg of the other sign and another
+    /// currency whose amount is nearest to its amount ÷ rate (within 1% and a cent), and how many
+    /// legs are left without a pair.
+    func paired() -> (pairs: [(out: Leg, into: Leg)], unpaired: Int) {
+        var used = Array(repeating: false, count: rows.count)
+        var pairs: [(out: Leg, into: Leg)] = []
+        for (i, leg) in rows.enumerated() where !used[i] {
+            guard let rate = leg.rate, leg.amount != 0 else { continue }
+            let expected = (leg.amount < 0 ? -leg.amount : leg.amount) / rate
+            var best: (j: Int, gap: Decimal)?
+            for (j, other) in rows.enumerated() where j != i && !used[j] && other.currency != leg.currency
+                && ((other.amount < 0) != (leg.amount < 0)) && other.amount != 0 {
+                let size = other.amount < 0 ? -other.amount : other.amount
+                let gap = size > expected ? size - expected : expected - size
+                if best.map({ gap < $0.gap }) ?? true { best = (j, gap) }
+            }
+            guard let best, best.gap <= expected / 100 + Decimal(1) / 100 else { continue }
+            used[i] = true
+            used[best.j] = true
+            let other = rows[best.j]
+            pairs.append(leg.amount < 0 ? (leg, other) : (other, leg))
+        }
+        return (pairs, used.filter { !$0 }.count)
+    }
 }

@@ -6,9 +6,12 @@ import Foundation
 ///
 /// - A group with a payment (a positive dividend row) is a dividend: its payments and reversals
 ///   summed, its tax and fees summed as the fee; the date, notes and id are its first payment's.
-/// - A group without one (a reversal, a tax correction or refund on a later day) is netted into the
+/// - A group without one (a reversal, a tax correction or refund on a later day), and a group whose
+///   payments net negative (a reversal with a smaller re-booking on a later day), is netted into the
 ///   latest dividend of the same asset and currency on or before its day, unless its key is the
 ///   file's own id for one dividend (`exact`): that dividend is not in the file then.
+/// - A dividend reversed whole is counted, and so is tax left over from it; a dividend whose tax is
+///   more than what is left of it after reversals is counted, not imported.
 /// - What cannot be placed is counted, never turned into cash: a refund is not a deposit.
 struct DividendGroups {
     struct Group {
@@ -61,11 +64,27 @@ struct DividendGroups {
     func netted() -> (dividends: [Group], counted: [String]) {
         var kept: [Group] = []
         var counted: [String] = []
+        // The latest kept dividend of each asset and currency (by `asset|currency`).
+        var latest: [String: Int] = [:]
         for g in groups.enumerated().sorted(by: { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }).map(\.element) {
-            if g.paymentLine != nil { kept.append(g); continue }
+            let key = g.asset + "|" + g.currency
+            let prior = g.exact ? nil : latest[key]
+            /// Whether `g` nets into the prior dividend without making it negative.
+            func fits(_ i: Int) -> Bool { kept[i].amount + g.amount >= 0 && kept[i].tax + g.tax >= 0 }
+            if g.paymentLine != nil {
+                // A dividend, unless its payments net negative: a reversal of an earlier dividend with
+                // a smaller re-booking (not joined by the file's id), its deficit that dividend's.
+                if g.amount < 0, let i = prior, fits(i) {
+                    kept[i].amount += g.amount
+                    kept[i].tax += g.tax
+                } else {
+                    latest[key] = kept.count
+                    kept.append(g)
+                }
+                continue
+            }
             if g.amount == 0 && g.tax == 0 { counted.append("dividend correction (reversed whole)"); continue }
-            guard !g.exact, let i = kept.lastIndex(where: { $0.asset == g.asset && $0.currency == g.currency }),
-                  kept[i].amount + g.amount >= 0, kept[i].tax + g.tax >= 0 else {
+            guard let i = prior, fits(i) else {
                 counted.append(g.amount < 0 ? "dividend reversal (its dividend is not in the file)"
                     : g.tax < 0 ? "dividend tax refund (its dividend is not in the file)" : "dividend tax (its dividend is not in the file)")
                 continue
@@ -75,9 +94,17 @@ struct DividendGroups {
         }
         var dividends: [Group] = []
         for g in kept {
-            if g.amount == 0 { counted.append("dividend (reversed whole)"); continue }
+            if g.amount == 0 {
+                counted.append("dividend (reversed whole)")
+                // Tax left over from a dividend reversed whole is counted, never lost.
+                if g.tax > 0 { counted.append("dividend tax (its dividend reversed whole)") }
+                if g.tax < 0 { counted.append("dividend tax refund (its dividend reversed whole)") }
+                continue
+            }
             if g.amount < 0 { counted.append("dividend (more reversed than paid)"); continue }
             if g.tax < 0 { counted.append("dividend (more tax refunded than withheld)"); continue }
+            // Tax above what is left after a reversal is no dividend bitpal keeps (`taxAboveGross`).
+            if g.tax > g.amount { counted.append("dividend (its tax more than what is left of it after reversals)"); continue }
             dividends.append(g)
         }
         return (dividends, counted)

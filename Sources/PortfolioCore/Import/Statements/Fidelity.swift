@@ -11,6 +11,8 @@ import Foundation
 /// - `YOU BOUGHT` and `REINVESTMENT` are buys, `YOU SOLD` a sell (its quantity is negative in the
 ///   file) of the cash that moved (`Amount`, less Commission + Fees on a buy, plus them on a sale:
 ///   the price in the file is rounded), Commission + Fees the fee; quantity × price without an Amount.
+///   A bond's `Accrued Interest` is left out of the total (it is not the bond's price): paid on a buy it
+///   is an expense, received on a sale interest, to cash.
 /// - `DIVIDEND RECEIVED` is a dividend of `Amount`; `FOREIGN TAX PAID` (or refunded) on the same
 ///   symbol and day is joined into it as the tax withheld; on a later day it nets into the symbol's
 ///   last dividend before it, and without one it is counted (a refund is not a deposit; `DividendGroups`).
@@ -95,18 +97,32 @@ extension ExchangeImport.Mapper {
                 guard amount > 0 else { skip("trade (quantity zero)"); continue }
                 guard let asset = fidelityAsset(symbol, name: name, currency: currency) else { skip("trade (no symbol bitpal can keep as a code)"); continue }
                 money = currency
+                // A bond's accrued interest is in the cash that moved: paid to the seller on a buy,
+                // received from the buyer on a sale. It is not the bond's price: left out of the total,
+                // it is an expense (a buy) or interest (a sale) of its own.
+                var accrued: Decimal = 0
+                for column in ["Accrued Interest ($)", "Accrued Interest"] where table.has(column) && !table.cell(r, column).isEmpty {
+                    guard let a = number(table.cell(r, column), line: r.line, column: column) else { continue }
+                    accrued = a < 0 ? -a : a
+                    break
+                }
                 // The cash that moved (`Amount`) is exact where the price is rounded (18 × 208.64 is
-                // 3755.52, the account paid 3755.44): the total is it less the fees (a buy) or plus them (a sale).
+                // 3755.52, the account paid 3755.44): the total is it less the fees (a buy) or plus them
+                // (a sale), less the accrued interest either way.
                 var total: Decimal?
                 if let moved = ExchangeNumber.parse(amountText), moved != 0 {
                     let cash = moved < 0 ? -moved : moved
-                    let gross = kind == .buy ? cash - fee : cash + fee
+                    let gross = (kind == .buy ? cash - fee : cash + fee) - accrued
                     if gross > 0 { total = gross }
                 }
                 let before = rows.count
                 add(line: r.line, type: kind == .buy ? "buy" : "sell", coin: asset, amount: amount, price: price < 0 ? -price : price, fee: fee,
                     total: total, date: day, notes: notes)
                 if rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
+                if accrued > 0, total != nil {
+                    cash(line: r.line, type: kind == .buy ? "expense" : "interest", amount: accrued, currency: currency, date: day,
+                         notes: notes + (kind == .buy ? " (accrued interest paid)" : " (accrued interest received)"), id: id(rowID + ":accrued"))
+                }
             case .dividend, .foreignTax:
                 guard let value = number(amountText, line: r.line, column: "Amount") else { continue }
                 dividends.add(key: "\(symbol)|\(day)|\(currency)", asset: symbol, name: name, currency: currency, date: day,

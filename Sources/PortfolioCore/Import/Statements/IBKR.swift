@@ -7,7 +7,7 @@ import Foundation
 /// - Trades: executions only (`LevelOfDetail` `EXECUTION`; order and lot summaries would count
 ///   twice). Stocks, ETFs and funds are bought and sold (commission and transaction taxes as the
 ///   fee, a commission in another currency as an expense of that currency; a rebate, a positive
-///   commission, lowers the fee to no less than zero, and what is left over is a deposit), and registered
+///   commission, in the trade's money: a buy's less, a sale's more), and registered
 ///   with their type, currency and, when the listing exchange is known, `yahoo:SYMBOL`. Currency
 ///   trades (`AssetClass` `CASH`, `EUR.USD`) are cash exchanges. Options, futures and the rest
 ///   are counted, not imported.
@@ -37,26 +37,39 @@ extension ExchangeImport.Mapper {
             throw ImportFailure(problems: ["this is an IBKR Activity Statement; make an Activity Flex Query in CSV (Trades and Cash Transactions) and import that"])
         }
         let newYork = TimeZone(identifier: "America/New_York") ?? TimeZone(identifier: "UTC") ?? .current
-        var table: StatementTable?
-        var sawHeader = false
-        var dividends = DividendGroups()
-        for r in records {
-            let first = r.fields.first?.trimmedSpaces.uppercased() ?? ""
-            if ["BOF", "BOA", "BOS", "EOS", "EOA", "EOF", "MSG"].contains(first) { continue }
-            // A header names the currency column; data rows are not lower-cased to find out.
-            guard r.fields.contains(where: { f in f.utf8.count >= 15 && f.utf8.count <= 20 && f.lowercased().hasSuffix("currencyprimary") }) else {
-                guard let t = table else { continue }
-                if t.has("TradePrice") || t.has("Buy/Sell") {
-                    ibkrTrade(r, t, zone: newYork)
-                } else if t.has("Type"), t.has("Amount") {
-                    ibkrCash(r, t, dividends: &dividends)
-                } else {
-                    skip("row of another Flex section")
+        /// Calls `body` with each data row and the table it is under.
+        func eachRow(_ body: (CSVRecord, StatementTable?) -> Void) -> Bool {
+            var table: StatementTable?
+            var sawHeader = false
+            for r in records {
+                let first = r.fields.first?.trimmedSpaces.uppercased() ?? ""
+                if ["BOF", "BOA", "BOS", "EOS", "EOA", "EOF", "MSG"].contains(first) { continue }
+                // A header names the currency column; data rows are not lower-cased to find out.
+                guard r.fields.contains(where: { f in f.utf8.count >= 15 && f.utf8.count <= 20 && f.lowercased().hasSuffix("currencyprimary") }) else {
+                    body(r, table)
+                    continue
                 }
-                continue
+                table = StatementTable(records: [], columns: StatementTable.columns(r.fields), headerLine: r.line)
+                sawHeader = true
             }
-            table = StatementTable(records: [], columns: StatementTable.columns(r.fields), headerLine: r.line)
-            sawHeader = true
+            return sawHeader
+        }
+        // Cancellations first: IBKR keeps the cancelled fill and adds a reversing row after it.
+        var cancelled = IBKRCancellations()
+        _ = eachRow { r, t in
+            if let t, t.has("TradePrice") || t.has("Buy/Sell") { cancelled.note(r, t) }
+        }
+        var dividends = DividendGroups()
+        let sawHeader = eachRow { r, table in
+            guard let t = table else { return }
+            if t.has("TradePrice") || t.has("Buy/Sell") {
+                if cancelled.drops(r, t) { skip("trade (cancelled)"); return }
+                ibkrTrade(r, t, zone: newYork)
+            } else if t.has("Type"), t.has("Amount") {
+                ibkrCash(r, t, dividends: &dividends)
+            } else {
+                skip("row of another Flex section")
+            }
         }
         guard sawHeader else {
             throw ImportFailure(problems: ["no Flex Query header found (expected CurrencyPrimary with Buy/Sell, TradePrice … or Type, Amount …)"])
@@ -66,11 +79,14 @@ extension ExchangeImport.Mapper {
         }
     }
 
-    /// The asset code a row names: its symbol, else its ISIN.
+    /// The asset code a row names: its symbol, else (no symbol, or one that is no asset code, a
+    /// bond's `T 4 1/2 11/15/33`) its ISIN.
     static func ibkrCode(_ r: CSVRecord, _ t: StatementTable) -> String {
         var symbol = t.cell(r, "Symbol").uppercased()
         if symbol.contains(" ") { symbol = symbol.replacingOccurrences(of: " ", with: ".") }
-        return symbol.isEmpty ? t.cell(r, "ISIN", "SecurityID").uppercased() : symbol
+        let isin = t.cell(r, "ISIN", "SecurityID").uppercased()
+        if symbol.isEmpty || (Asset.code(symbol) == nil && !isin.isEmpty) { return isin }
+        return symbol
     }
 
     /// `20230403;095853`, `20230403`, `2017-09-15`, `2021-11-23, 12:46:38` as a date (the day only with `dayOnly`).
@@ -139,32 +155,47 @@ extension ExchangeImport.Mapper {
         let code = Self.ibkrCode(r, t)
         guard !code.isEmpty else { skip("trade (no symbol or ISIN)"); return }
         let exchange = t.cell(r, "ListingExchange").uppercased()
-        let quote = symbol.isEmpty ? nil : Self.ibkrYahooSuffix[exchange].map { AssetQuoteSource(service: .yahoo, symbol: symbol.replacingOccurrences(of: " ", with: "-") + $0) }
+        let quote = symbol.isEmpty || Asset.code(symbol.replacingOccurrences(of: " ", with: ".")) == nil ? nil : Self.ibkrYahooSuffix[exchange].map { AssetQuoteSource(service: .yahoo, symbol: symbol.replacingOccurrences(of: " ", with: "-") + $0) }
         guard let assetID = register(code, name: t.cell(r, "Description"), type: type, currency: currency, quote: quote) else {
             skip("trade (a symbol bitpal cannot keep as a code)"); return
         }
         // The commission and the transaction taxes are the fee, in the trade's currency; a commission
         // charged in another currency is an expense of that currency's cash. A rebate (a positive
-        // commission) lowers the fee, never below zero: what it leaves over is money in, a deposit.
+        // commission) is part of the trade's money: a buy cost that much less, a sale brought more.
         var fee = taxes < 0 ? -taxes : taxes
         var rebate: Decimal = 0
-        if commissionCurrency.isEmpty || commissionCurrency == currency {
-            if commission <= 0 { fee -= commission } else if commission <= fee { fee -= commission } else { rebate = commission - fee; fee = 0 }
+        let sameCurrency = commissionCurrency.isEmpty || commissionCurrency == currency
+        if sameCurrency {
+            if commission <= 0 { fee -= commission } else { rebate = commission }
         }
-        let moneyText = t.cell(r, "TradeMoney")
+        // The trade's money: `TradeMoney`, else `Proceeds`, else `NetCash` less the commission and
+        // taxes in it; price × quantity only without them (a bond's price is a percentage).
         var total: Decimal?
-        if !moneyText.isEmpty, let m = number(moneyText, line: r.line, column: "TradeMoney") { total = m < 0 ? -m : m }
+        if !t.cell(r, "TradeMoney").isEmpty {
+            guard let m = number(t.cell(r, "TradeMoney"), line: r.line, column: "TradeMoney") else { return }
+            total = m
+        }
+        if total == nil || total == 0, !t.cell(r, "Proceeds").isEmpty {
+            guard let m = number(t.cell(r, "Proceeds"), line: r.line, column: "Proceeds") else { return }
+            total = m
+        }
+        if total == nil || total == 0, !t.cell(r, "NetCash").isEmpty {
+            guard let m = number(t.cell(r, "NetCash"), line: r.line, column: "NetCash") else { return }
+            total = m - taxes - (sameCurrency ? commission : 0)
+        }
+        if let m = total { total = m < 0 ? -m : m }
         if total == 0 { total = nil }
+        if rebate > 0 {
+            let gross = total ?? amount * (price < 0 ? -price : price)
+            total = buying ? gross - rebate : gross + rebate
+            if let t = total, t <= 0 { total = nil }
+        }
         self.money = currency
         let notes = "IBKR \(code)" + (fileID.isEmpty ? "" : " \(fileID)")
         let before = rows.count
         add(line: r.line, type: buying ? "buy" : "sell", coin: assetID, amount: amount, price: price < 0 ? -price : price, fee: fee, total: total,
             date: date, notes: notes)
         if let rowID, rows.count > before { rows[rows.count - 1].fields[.id] = rowID }
-        if rebate > 0 {
-            cash(line: r.line, type: "deposit", amount: rebate, currency: currency, date: date, notes: notes + " commission rebate",
-                 id: rowID.map { id($0 + ":commission") })
-        }
         if !commissionCurrency.isEmpty, commissionCurrency != currency, commission != 0 {
             if CurrencyCode.isSupported(commissionCurrency) {
                 cash(line: r.line, type: commission < 0 ? "expense" : "deposit", amount: commission < 0 ? -commission : commission,
@@ -244,5 +275,53 @@ extension ExchangeImport.Mapper {
     static func ibkrIsRefund(_ description: String) -> Bool {
         let words = description.uppercased().split(whereSeparator: { !$0.isLetter })
         return words.contains { ["REFUND", "REFUNDED", "REVERSAL", "REVERSED", "REBATE", "CREDIT", "CORRECTION"].contains($0) }
+    }
+}
+
+/// IBKR's trade cancellations: IBKR keeps a cancelled fill and adds a row reversing it (`Buy/Sell`
+/// `BUY (Ca.)`/`SELL (Ca.)`, `TransactionType` `TradeCancel`, the quantity's sign opposite). Both
+/// are dropped: the original the cancellation names (`OrigTransactionID`, `OrigTradeID`), else one
+/// execution of the same asset, quantity and price.
+struct IBKRCancellations {
+    private var ids: Set<String> = []
+    private var keys: [String: Int] = [:]
+
+    static func isExecution(_ r: CSVRecord, _ t: StatementTable) -> Bool {
+        let level = t.cell(r, "LevelOfDetail").uppercased()
+        return level.isEmpty || level == "EXECUTION"
+    }
+
+    static func isCancellation(_ r: CSVRecord, _ t: StatementTable) -> Bool {
+        t.cell(r, "Buy/Sell").uppercased().contains("(CA.)") || t.cell(r, "TransactionType").uppercased() == "TRADECANCEL"
+    }
+
+    /// Asset, |quantity| and |price|.
+    static func key(_ r: CSVRecord, _ t: StatementTable) -> String? {
+        guard let q = ExchangeNumber.parse(t.cell(r, "Quantity")), let p = ExchangeNumber.parse(t.cell(r, "TradePrice")) else { return nil }
+        return ExchangeImport.Mapper.ibkrCode(r, t) + "|" + DecimalFormatting.exact(q < 0 ? -q : q) + "|" + DecimalFormatting.exact(p < 0 ? -p : p)
+    }
+
+    /// Notes a cancellation row (other rows are passed over).
+    mutating func note(_ r: CSVRecord, _ t: StatementTable) {
+        guard Self.isExecution(r, t), Self.isCancellation(r, t) else { return }
+        let named = [("transaction:", t.cell(r, "OrigTransactionID")), ("trade:", t.cell(r, "OrigTradeID"))].filter { !$0.1.isEmpty && $0.1 != "0" }
+        if !named.isEmpty {
+            for (kind, id) in named { ids.insert(kind + id) }
+        } else if let key = Self.key(r, t) {
+            keys[key, default: 0] += 1
+        }
+    }
+
+    /// Whether the row is a cancellation or the execution one cancels (each cancellation without an
+    /// original id takes one execution).
+    mutating func drops(_ r: CSVRecord, _ t: StatementTable) -> Bool {
+        guard Self.isExecution(r, t) else { return false }
+        if Self.isCancellation(r, t) { return true }
+        if ids.contains("transaction:" + t.cell(r, "TransactionID")) || ids.contains("trade:" + t.cell(r, "TradeID")) { return true }
+        if !keys.isEmpty, let key = Self.key(r, t), let n = keys[key], n > 0 {
+            keys[key] = n - 1
+            return true
+        }
+        return false
     }
 }

@@ -9,9 +9,11 @@ import Foundation
 ///   name says so), registered in the account's currency too (bitpal keeps an asset's trades and
 ///   dividends in its one currency, and Trading 212 gives every amount but the price in the account's).
 /// - Dividends: `Total` is what arrived; the withholding tax is added back as the fee. Tax in the
-///   instrument's currency (USD on a EUR account) is converted with the row's own figures: the gross
-///   is shares × price per share in that currency, so the tax is Total × tax / (gross − tax), rounded
-///   half-up to the cent; without them it is counted, not converted.
+///   instrument's currency (USD on a EUR account) is converted with the row's own figures: the price
+///   per share is the dividend per share after the tax (LFVN: 7.138051 × 0.034 USD × 0.78288 is the
+///   0.19 GBP Total), so shares × price per share is what arrived in that currency and the tax is
+///   Total × tax / (shares × price per share), rounded half-up to the cent; without them it is
+///   counted, not converted.
 /// - Deposits, withdrawals (whatever the sign of `Total`), interest on cash and lending interest go
 ///   to cash; a currency conversion with its from and to amounts is a cash exchange.
 /// - Everything else (stock distributions, splits, transfers, card payments) is counted by its action.
@@ -95,12 +97,12 @@ extension ExchangeImport.Mapper {
                         tax = withheld
                     } else if withheld != 0 {
                         // Tax in the instrument's currency: converted at the row's own rate. Shares ×
-                        // price per share (the gross dividend per share, in that currency) less the tax is
-                        // what arrived as Total, so the tax is Total × tax / (gross − tax), to the cent.
+                        // price per share (the dividend per share after the tax, in that currency) is
+                        // what arrived as Total, so the tax is Total × tax / (shares × price), to the cent.
                         let priceCurrency = table.cell(r, "Currency (Price / share)").uppercased()
                         if priceCurrency == c, let shares = StatementNumber.parse(table.cell(r, "No. of shares")),
-                           let perShare = StatementNumber.parse(table.cell(r, "Price / share")), shares * perShare - withheld > 0 {
-                            tax = DecimalFormatting.rounded(net * withheld / (shares * perShare - withheld), scale: 2)
+                           let perShare = StatementNumber.parse(table.cell(r, "Price / share")), shares * perShare > 0 {
+                            tax = DecimalFormatting.rounded(net * withheld / (shares * perShare), scale: 2)
                         } else {
                             feesNotCounted[c, default: 0] += 1
                         }
