@@ -59,6 +59,13 @@ public struct PresetRows: Sendable {
 /// Numbers as exchanges write them: `2.103e-05`, `-€597.49846`, `"$16,047.61"`, converted exactly (never via Double).
 public enum ExchangeNumber {
     public static func parse(_ raw: String) -> Decimal? {
+        // The common case, a plain literal with or without a minus (`-1499.9999`): straight to the one
+        // literal parser, no trimming, no symbols, no grouping to look at.
+        let utf8 = raw.utf8
+        if let first = utf8.first, first != 0x20 {
+            let digits = first == UInt8(ascii: "-") ? utf8.dropFirst() : utf8[...]
+            if let literal = DecimalLiteral.parse(utf8: digits) { return first == UInt8(ascii: "-") ? -literal.value : literal.value }
+        }
         var s = Substring(raw.trimmedSpaces)
         var negative = false
         if s.hasPrefix("-") { negative = true; s = s.dropFirst() } else if s.hasPrefix("+") { s = s.dropFirst() }
@@ -217,12 +224,14 @@ public enum ExchangeImport {
 
         /// A buy or a sell. A negative or zero amount or price (a sign an export should not have,
         /// a fee in the bought coin larger than the fill) is a problem to show, never a sign to drop.
-        mutating func add(line: Int, type: String, coin: String, amount: Decimal, price: Decimal, fee: Decimal, total: Decimal? = nil,
-                          date: String, notes: String?) {
+        mutating func add(line: Int, type: String, coin: String, amount: Decimal, price priceValue: @autoclosure () -> Decimal, fee: Decimal,
+                          total: Decimal? = nil, date: String, notes: String?) {
+            // With a total the price is total ÷ amount, made exactly below: the caller's is not worked out.
+            let price = total == nil ? priceValue() : 1
             guard !amount.isNaN, !price.isNaN, !fee.isNaN, amount > 0, price > 0, fee >= 0, total.map({ !$0.isNaN && $0 > 0 }) ?? true else {
                 func text(_ v: Decimal) -> String { v.isNaN ? "too large" : DecimalFormatting.exact(v) }
-                problems.append("line \(line): a \(type) of \(text(amount)) \(coin) at \(text(price)) (fee \(text(fee))) "
-                    + "has a value that is not positive; bitpal records only positive amounts and prices")
+                problems.append("line \(line): a \(type) of \(text(amount)) \(coin) " + (total.map { "for \(text($0))" } ?? "at \(text(price))")
+                    + " (fee \(text(fee))) has a value that is not positive; bitpal records only positive amounts and prices")
                 return
             }
             var f: ImportFields = [
@@ -420,8 +429,10 @@ public enum ExchangeImport {
             var t = text.trimmedSpaces
             if t.hasSuffix(" UTC") { t = String(t.dropLast(4)) }
             if ISODate.parseTimestamp(utf8: t.utf8) != nil { return t }
-            t = t.replacingOccurrences(of: " ", with: "T")
-            if t.count == 16 { t += ":00" }
+            var bytes = Array(t.utf8)
+            for i in bytes.indices where bytes[i] == 0x20 { bytes[i] = UInt8(ascii: "T") }  // `2024-03-19 16:02:44` (no Foundation search)
+            t = String(decoding: bytes, as: UTF8.self)
+            if bytes.count == 16 { t += ":00" }
             let candidate = t + "Z"
             return ISODate.parseTimestamp(utf8: candidate.utf8) != nil ? candidate : nil
         }
