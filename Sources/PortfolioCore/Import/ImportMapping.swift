@@ -321,7 +321,8 @@ public struct ImportMapping: Sendable, Equatable {
         // A tax row is the tax withheld on the dividend of its asset and day (in the file's order or not); alone, an expense.
         var dividendAt: [String: Int] = [:]
         for (i, row) in all.enumerated() where row.fields[.type] == TransactionType.dividend.rawValue {
-            dividendAt[(row.fields[.assetId] ?? "") + "\u{1F}" + (row.fields[.date] ?? "").prefix(10)] = dividendAt[(row.fields[.assetId] ?? "") + "\u{1F}" + (row.fields[.date] ?? "").prefix(10)] ?? i
+            let key = (row.fields[.assetId] ?? "") + "\u{1F}" + (row.fields[.date] ?? "").prefix(10)
+            if dividendAt[key] == nil { dividendAt[key] = i }
         }
         for (tax, day) in taxes {
             if let asset = tax.fields[.assetId], let i = dividendAt[asset + "\u{1F}" + day] {
