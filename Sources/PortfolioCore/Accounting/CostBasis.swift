@@ -75,20 +75,20 @@ public struct Lot: Sendable, Equatable {
 public struct Lots: Sendable {
     public let method: CostBasisMethod
     /// Units held.
-    public private(set) var quantity: Fixed18 = .zero
+    public internal(set) var quantity: Fixed18 = .zero
     /// Cost of the units held.
-    public private(set) var costBasis: Exact36 = .zero
+    public internal(set) var costBasis: Exact36 = .zero
     /// FIFO and LIFO: the lots, sorted by acquisition.
-    private var lots: [Lot] = []
+    var lots: [Lot] = []
     /// Lots before `head` are used up (FIFO takes from the front without moving the rest).
-    private var head = 0
+    var head = 0
     /// HIFO: the lots as a binary heap, the first to leave at index 0.
-    private var heap: [Ranked] = []
+    var heap: [Ranked] = []
     /// HIFO: lots that have joined so far (the tie-break between lots equal in HIFO's order).
-    private var arrivals = 0
+    var arrivals = 0
 
     /// A HIFO lot with its place among equals.
-    private struct Ranked: Sendable {
+    struct Ranked: Sendable {
         var lot: Lot
         var arrival: Int
 

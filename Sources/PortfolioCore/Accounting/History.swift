@@ -47,9 +47,11 @@ extension Book {
         _ = try admitted(from: original, now: now)
     }
 
-    /// `admit`; returns whether the result breaks no rule at all (not only none of its own making).
-    private func admitted(from original: Book, now: Date) throws -> Bool {
-        try admitted(after: checked(now: now, cashMovements: false).problems, from: original, now: now)
+    /// `admit`; returns the replay when the result breaks no rule at all (not only none of its own making).
+    @discardableResult
+    func admitted(from original: Book, now: Date) throws -> Ledger? {
+        let history = checked(now: now, cashMovements: false)
+        return try admitted(after: history.problems, from: original, now: now) ? history.ledger : nil
     }
 
     /// The verdict of `admit` on this book's problems (`after`).
@@ -61,11 +63,12 @@ extension Book {
 
     /// `admit`, with `work` done on a second thread while the book is replayed on this one (see
     /// `checked(now:cashMovements:alongside:)`): the verdict (`admit`'s error, if any) and what `work` gave.
-    func admit<W: Sendable>(from original: Book, now: Date, alongside work: @escaping @Sendable () -> W) -> (verdict: Result<Void, any Error>, work: W) {
+    /// The verdict carries the replay when the book breaks no rule at all.
+    func admit<W: Sendable>(from original: Book, now: Date, alongside work: @escaping @Sendable () -> W) -> (verdict: Result<Ledger?, any Error>, work: W) {
         let (history, done) = checked(now: now, cashMovements: false, alongside: work)
         do {
-            _ = try admitted(after: history.problems, from: original, now: now)
-            return (.success(()), done)
+            let clean = try admitted(after: history.problems, from: original, now: now)
+            return (.success(clean ? history.ledger : nil), done)
         } catch {
             return (.failure(error), done)
         }
@@ -75,8 +78,8 @@ extension Book {
     /// so that a later `admit` of the very same book at the same time need not replay it again.
     public mutating func admitRemembering(from original: Book, now: Date) throws {
         admission = nil
-        if try admitted(from: original, now: now) {
-            admission = Admission(now: now, portfolios: portfolios, assets: assets, transactions: transactions)
+        if let ledger = try admitted(from: original, now: now) {
+            admission = Admission(now: now, portfolios: portfolios, assets: assets, transactions: transactions, ledger: ledger)
         }
     }
 
@@ -185,6 +188,8 @@ public struct Admission: Sendable {
     let portfolios: [Portfolio]
     let assets: [Asset]
     let transactions: [Transaction]
+    /// The replay that found no rule broken (what the store's snapshot keeps).
+    let ledger: Ledger
 
     func covers(_ book: Book, now: Date) -> Bool {
         guard now == self.now, book.transactions.count == transactions.count, book.portfolios == portfolios, book.assets == assets else { return false }

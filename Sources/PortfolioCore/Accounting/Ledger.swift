@@ -76,9 +76,9 @@ public struct ClosedPosition: Sendable, Equatable {
     public var openedDay: Int64?
     public var closedDay: Int64?
     /// What the `Decimal` views are made of, when asked for (a replay closes many cycles no report shows).
-    private let acquired: Fixed18?
-    private let closingPnL: Exact36
-    private let closingCost: Exact36
+    let acquired: Fixed18?
+    let closingPnL: Exact36
+    let closingCost: Exact36
 
     init(portfolio: String, assetId: String, acquired: Fixed18?, totalCost: Exact36, avgCostPrice: Exact36?, avgSellPrice: Exact36?,
          realizedPnL: Exact36, openedDate: Date, closedDate: Date) {
@@ -312,9 +312,9 @@ public struct Ledger: Sendable {
     /// their buy pays cash as any buy, not as a swap's leg.
     public var savingLinks: Set<UUID> = []
     /// The positions, in the order they first appeared (found through `positionIndex`, `recentPositions`).
-    private var positionList: [Position] = []
+    var positionList: [Position] = []
     /// Where each position is in `positionList`.
-    private var positionIndex: [PositionKey: Int] = [:]
+    var positionIndex: [PositionKey: Int] = [:]
     /// Positions found before, by the bits of their keys' text (no hashing when a record names one again).
     private var recentPositions = RecentPositions()
     /// Closed cycles in the order they closed.
@@ -322,16 +322,16 @@ public struct Ledger: Sendable {
     /// Dividends, interest and rewards in replay order.
     public var income: [IncomeEvent] = []
     /// Sums per portfolio, in the order the portfolios first appear (few: a linear scan beats hashing).
-    public private(set) var portfolioTotals: [(portfolio: String, totals: LedgerTotals)] = []
+    public internal(set) var portfolioTotals: [(portfolio: String, totals: LedgerTotals)] = []
     /// The lots a move's transfer-out sent, waiting for its transfer-in (keyed by the link).
-    private var moving: [UUID: [Lot]] = [:]
+    var moving: [UUID: [Lot]] = [:]
     /// Disposals in replay order (kept only when `keepingDisposals`).
     public private(set) var disposals: [Disposal] = []
     /// What the record named by `explaining` did (after the replay reached it).
     public private(set) var explanation: Explanation?
     public let options: LedgerOptions
     /// Records applied so far: the recording order of the lots they make.
-    private var applied = 0
+    var applied = 0
     /// A record failed after changing a position's lots (an amount too large to compute exactly):
     /// the ledger no longer holds the books without it, and a forgiving replay starts again.
     public private(set) var damaged = false
@@ -345,7 +345,7 @@ public struct Ledger: Sendable {
     /// records' rates (`fxEffect` is today's value of the balance less this).
     public var cashAtCost: [CashKey: Exact36] { Dictionary(uniqueKeysWithValues: cashList.map { ($0.key, $0.atCost) }) }
     /// The few balances (portfolios that track cash × currencies), found by comparing their keys.
-    private var cashList: [(key: CashKey, balance: Exact36, atCost: Exact36)] = []
+    var cashList: [(key: CashKey, balance: Exact36, atCost: Exact36)] = []
     /// Every change of a tracked cash balance, in replay order (kept only when asked: `cash history`;
     /// a million records would hold half a million of them for nothing).
     public private(set) var cashMovements: [CashMovement] = []

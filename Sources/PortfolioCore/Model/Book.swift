@@ -228,6 +228,9 @@ public struct Book: Sendable, Equatable {
     public var readVersion = Book.formatVersion
     /// Ids of the records the current change added or edited (not stored; messages only).
     public var changed: Set<UUID> = []
+    /// Set on a book read from a snapshot (`Repository.loadForReports`): its transactions are not in
+    /// memory (`transactions` is empty), and this is what reports need of them. Not stored.
+    public internal(set) var omitted: OmittedTransactions?
     /// What a clean `admitRemembering` checked, so that the store's `admit` of the same book is not
     /// replayed twice (not stored; compared with the book itself before it is trusted).
     public var admission: Admission?

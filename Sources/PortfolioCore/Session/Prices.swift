@@ -113,6 +113,7 @@ public final class Prices {
     func currencies(of book: Book) -> Set<String> {
         var currencies: Set<String> = ["USD"]
         for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
+        if let omitted = book.omitted { currencies.formUnion(omitted.currencies) }
         for a in book.assets { currencies.insert(a.currency) }
         for q in book.manualPrices { currencies.insert(q.currency) }
         for r in book.fxRates { currencies.formUnion([r.from, r.to]) }

@@ -35,6 +35,16 @@ public final class Repository {
         return book
     }
 
+    /// What reports read: from the snapshot the last write left (`Snapshot`), when it stands for the
+    /// store as it is now, the book without its transactions (`Book.omitted`) and its replay; else the
+    /// whole book, read and checked as `loadBook` reads it, and no replay.
+    public func loadForReports() throws -> (book: Book, ledger: Ledger?) {
+        guard var snapshot = store.loadSnapshot(now: now) else { return (try loadBook(), nil) }
+        resolver.remember(snapshot.book)
+        snapshot.book.moreRates = prices.cachedRates
+        return (snapshot.book, snapshot.ledger)
+    }
+
     /// The portfolios and registered assets only, for commands that resolve arguments and then
     /// write through the store (which reads the whole book under its lock).
     public func loadSettings() throws -> Book {

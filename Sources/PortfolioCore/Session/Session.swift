@@ -162,9 +162,14 @@ public final class Session {
     /// offline. Registered assets are never fetched.
     ///
     /// `tune` changes how the book is replayed (disposals kept, a method tried in place of a portfolio's own).
-    public func reports(_ book: Book, portfolios: Set<String>, refresh: Bool, currency: String? = nil, names: MessageNames,
-                        tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
-        let ledger = checkedLedger(book, names: names, tune: tune)
+    /// `replayed` is the book's replay as reports make it, when known (`Repository.loadForReports`): used
+    /// unless `tune` asks for another; a book without its transactions (`Book.omitted`) is then read whole.
+    public func reports(_ book: Book, replayed: Ledger? = nil, portfolios: Set<String>, refresh: Bool, currency: String? = nil,
+                        names: MessageNames, tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
+        if book.omitted != nil, replayed == nil || !Self.isPlain(tune) {
+            return try reports(try repository.loadBook(), portfolios: portfolios, refresh: refresh, currency: currency, names: names, tune: tune)
+        }
+        let ledger = Self.isPlain(tune) ? replayed ?? checkedLedger(book, names: names, tune: tune) : checkedLedger(book, names: names, tune: tune)
         let (quotes, base) = try reportPrices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: nil)
         var reports = Reports(ledger: ledger, prices: quotes, now: now, portfolios: portfolios, baseCurrency: base,
                               rates: prices.fxTable(book, prices: quotes), asset: resolver.assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
@@ -193,14 +198,24 @@ public final class Session {
                 quotes = prices.fillRateHistoryIfNeeded(book, prices: quotes, since: first, history: history)
             }
         }
-        return (Self.withTradePrices(quotes, book: book, ledger: ledger, portfolios: portfolios), base)
+        return (try Self.withTradePrices(quotes, book: book, ledger: ledger, portfolios: portfolios) { try repository.loadBook().transactions }, base)
+    }
+
+    /// Whether `tune` leaves a report's replay as it is (nothing more kept, no method changed).
+    static func isPlain(_ tune: (inout LedgerOptions) -> Void) -> Bool {
+        var options = LedgerOptions(keepingCashMovements: false)
+        tune(&options)
+        return options.trackingCash.isEmpty && options.methods.isEmpty && !options.keepingCashMovements && !options.keepingDisposals
+            && options.explaining == nil && !options.keepingChanges
     }
 
     /// `prices` with a quote at each trade of an asset the portfolios hold (or held) that has no quote at
     /// all — manual, fetched or imported, in any currency: a holding never priced is valued at its latest
     /// trade's price (as hledger's `--infer-market-prices` and Portfolio Performance do), and the quote says
     /// so (`.trade`). Nothing is scanned when every asset has a quote.
-    static func withTradePrices(_ prices: PriceBook, book: Book, ledger: Ledger, portfolios: Set<String>) -> PriceBook {
+    /// `transactions` gives the book's records when it holds none (`Book.omitted`).
+    static func withTradePrices(_ prices: PriceBook, book: Book, ledger: Ledger, portfolios: Set<String>,
+                                transactions: () throws -> [Transaction] = { [] }) rethrows -> PriceBook {
         var lacking = Set<String>()
         for key in ledger.positions.keys where portfolios.contains(key.portfolio) && !key.assetId.isEmpty && prices.latest(key.assetId) == nil {
             lacking.insert(key.assetId)
@@ -209,7 +224,7 @@ public final class Session {
         var trades: [(t: Transaction, price: Decimal)] = []
         // The splits of each position after a trade make its price today's units' price (a 2:1 split halves it).
         var splits: [PositionKey: [(date: Date, ratio: Decimal)]] = [:]
-        for t in book.transactions where lacking.contains(t.assetId) {
+        for t in book.omitted == nil ? book.transactions : try transactions() where lacking.contains(t.assetId) {
             if t.type == .split {
                 let old = t.priceValue?.decimal ?? 1
                 guard !old.isZero else { continue }

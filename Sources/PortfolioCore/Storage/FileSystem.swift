@@ -122,10 +122,13 @@ public enum FileSystem {
     public struct FileSink {
         fileprivate let fd: Int32
         fileprivate var failure: String?
+        /// The fingerprint of what was written (a snapshot is keyed to it).
+        fileprivate var hash = ContentHash()
 
         /// Appends `piece` to the new file.
         public mutating func write(_ piece: UnsafeBufferPointer<UInt8>) throws(StoreError) {
             guard failure == nil, let base = piece.baseAddress else { return }
+            hash.update(UnsafeRawBufferPointer(piece))
             var offset = 0
             while offset < piece.count {
                 let n = Glibc.write(fd, base + offset, piece.count - offset)
@@ -142,9 +145,13 @@ public enum FileSystem {
     /// `writeAtomically` of the bytes `produce` hands its sink, in order: the same temp file, flush and
     /// rename, without the whole new file in memory at once. If `produce` or a write fails, the old file
     /// is untouched and the temp file is removed.
+    /// Returns the fingerprint of the bytes written (`ContentHash`).
+    @discardableResult
     public static func writeAtomically(to requested: String, mode: mode_t = 0o600,
-                                       _ produce: (inout FileSink) throws(StoreError) -> Void) throws(StoreError) {
-        try writeTemporary(to: requested, mode: mode, produce).commit()
+                                       _ produce: (inout FileSink) throws(StoreError) -> Void) throws(StoreError) -> (UInt64, UInt64) {
+        let file = try writeTemporary(to: requested, mode: mode, produce)
+        try file.commit()
+        return file.digest
     }
 
     /// A new file written and flushed beside the file it is to replace, not yet in its place: `commit`
@@ -154,6 +161,8 @@ public enum FileSystem {
         let temp: String
         /// The file it replaces (links followed).
         let path: String
+        /// The fingerprint of its bytes (`ContentHash`).
+        public let digest: (UInt64, UInt64)
 
         /// Renames the temp file over the file and flushes the folder (the end of `writeAtomically`).
         public func commit() throws(StoreError) {
@@ -207,7 +216,7 @@ public enum FileSystem {
             unlink(temp)
             throw StoreError(path: path, reason: .writeFailed(errorText()))
         }
-        return PendingFile(temp: temp, path: path)
+        return PendingFile(temp: temp, path: path, digest: sink.hash.digest)
     }
 
     /// How many links `resolvingSymlink` follows, as the kernel does (`MAXSYMLINKS`).

@@ -24,20 +24,39 @@ public enum PortfolioCodec {
     /// The same bytes as `encode(p)`, handed to `emit` in pieces; with `reusing` (the records of the file
     /// `p` was read from), the lines of unchanged records are handed on straight from that file's bytes
     /// instead of being encoded again (see `StoredRecords`).
+    ///
+    /// Returns where the records are: the file without the bytes between `head` and `tail` is the same
+    /// document with no transactions (what a snapshot reads the settings from).
+    @discardableResult
     public static func encode<E: Error>(_ p: Book, reusing stored: StoredRecords?,
-                                        emit: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws(E) {
+                                        emit: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws(E) -> StoreLayout {
+        var emitted = 0
+        func send(_ piece: UnsafeBufferPointer<UInt8>) throws(E) {
+            emitted += piece.count
+            try emit(piece)
+        }
         var w = JSONWriter(capacity: 4096 + (stored == nil ? p.transactions.count * 250 : 1 << 20))
         writeHead(p, to: &w)
+        let head = w.bytes.count
         if let stored, p.readVersion == Book.formatVersion {
-            try stored.write(p.transactions, to: &w, emit: emit)
+            try stored.write(p.transactions, to: &w, emit: send)
         } else {
             for t in p.transactions {
                 writeTransactionLine(t, to: &w)
-                if w.bytes.count >= 1 << 20 { try w.drain(emit) }
+                if w.bytes.count >= 1 << 20 { try w.drain(send) }
             }
         }
+        let tail = emitted + w.bytes.count
         writeTail(p, to: &w)
-        try w.drain(emit)
+        try w.drain(send)
+        return StoreLayout(head: head, tail: tail)
+    }
+
+    /// Where a written store's records are: its first `head` bytes end with the `[` of the transactions,
+    /// and from `tail` on comes the `]` that closes them and the rest of the document.
+    public struct StoreLayout: Sendable, Equatable {
+        public var head: Int
+        public var tail: Int
     }
 
     /// Everything before the first transaction record.

@@ -110,12 +110,15 @@ public struct PortfolioStore: Sendable {
                 try FileSystem.writeAtomically(old, to: keep)
                 migrated?(keep, days)
             }
+            let ledger = checked ? book.admission?.ledger : nil
             book.changed = []
             book.admission = nil
             let written = book
-            try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
-                try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
+            var layout = PortfolioCodec.StoreLayout(head: 0, tail: 0)
+            let digest = try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
+                layout = try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
             }
+            writeSnapshot(of: written, ledger: ledger, digest: digest, layout: layout, now: now)
         }
         return outcome.result
     }
@@ -171,21 +174,38 @@ public struct PortfolioStore: Sendable {
         written.admission = nil
         let path = self.path
         // The replay (the longest part) on this thread; the records' own rules, then the write, on the other.
-        let (checked, pending) = book.admit(from: original, now: now, alongside: { [written] () -> Result<FileSystem.PendingFile, StoreError> in
+        let (checked, pending) = book.admit(from: original, now: now, alongside: {
+            [written] () -> Result<(file: FileSystem.PendingFile, layout: PortfolioCodec.StoreLayout), StoreError> in
             do throws(StoreError) {
-                return .success(try FileSystem.writeTemporary(to: path) { sink throws(StoreError) in
-                    try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
-                })
+                var layout = PortfolioCodec.StoreLayout(head: 0, tail: 0)
+                let file = try FileSystem.writeTemporary(to: path) { sink throws(StoreError) in
+                    layout = try PortfolioCodec.encode(written, reusing: stored) { piece throws(StoreError) in try sink.write(piece) }
+                }
+                return .success((file, layout))
             } catch {
                 return .failure(error)
             }
         })
         if case let .failure(error) = checked {
-            if case let .success(file) = pending { file.discard() }
+            if case let .success(done) = pending { done.file.discard() }
             throw worded(error, book: book, original: original, names: names)
         }
         for leftover in leftovers { unlink(leftover) }
-        try pending.get().commit()
+        let done = try pending.get()
+        try done.file.commit()
+        writeSnapshot(of: written, ledger: try checked.get(), digest: done.file.digest, layout: done.layout, now: now)
+    }
+
+    /// The snapshot of the file just written (`Snapshot`), when the replay that checked it broke no
+    /// rule; else no snapshot (the old one no longer matches anyway).
+    private func writeSnapshot(of book: Book, ledger: Ledger?, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout, now: Date) {
+        guard let ledger else { return Snapshot.remove(in: directory) }
+        Snapshot.write(book, ledger: ledger, store: path, digest: digest, layout: layout, directory: directory, zone: timeZone, now: now)
+    }
+
+    /// The snapshot beside the store, when it stands for the file as it is now (`Snapshot.load`).
+    public func loadSnapshot(now: Date) -> Snapshot? {
+        Snapshot.load(directory: directory, store: path, zone: timeZone, now: now)
     }
 
     /// Locks the data folder and, when `portfolio.json` is a link to a file in another folder,

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Why a binary image could not be read: it is cut short or holds what no writer writes. A snapshot
+/// that fails this way is ignored (it is only a cache).
+struct ImageError: Error {}
+
+/// Writes the compact binary form of a snapshot (`Snapshot`): fixed-width little-endian numbers, and
+/// strings written once in a table and named by their place in it.
+struct ImageWriter {
+    private(set) var bytes: [UInt8] = []
+    private var ids: [String: UInt32] = [:]
+    /// The strings, in the order first written.
+    private(set) var table: [String] = []
+
+    init(capacity: Int = 1 << 12) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    mutating func int(_ v: Int) { i64(Int64(v)) }
+    mutating func u128(_ v: UInt128) {
+        u64(UInt64(truncatingIfNeeded: v))
+        u64(UInt64(truncatingIfNeeded: v >> 64))
+    }
+    mutating func count(_ n: Int) { u32(UInt32(n)) }
+    mutating func fixed(_ v: Fixed18) { u128(v.units) }
+    mutating func exact(_ v: Exact36) {
+        bool(v.negative)
+        u128(v.high)
+        u128(v.low)
+    }
+    /// A date as the bits of its seconds since 2001: read back exactly.
+    mutating func date(_ v: Date) { u64(v.timeIntervalSinceReferenceDate.bitPattern) }
+    mutating func uuid(_ v: UUID) { withUnsafeBytes(of: v.uuid) { bytes.append(contentsOf: $0) } }
+    /// The text itself (length, then UTF-8), not its place in the table.
+    mutating func rawString(_ s: String) {
+        var s = s
+        s.withUTF8 { text in
+            count(text.count)
+            bytes.append(contentsOf: text)
+        }
+    }
+    mutating func raw(_ b: [UInt8]) {
+        u64(UInt64(b.count))
+        bytes.append(contentsOf: b)
+    }
+    /// A string by its place in the table (added the first time).
+    mutating func string(_ s: String) {
+        if let id = ids[s] { return u32(id) }
+        let id = UInt32(table.count)
+        ids[s] = id
+        table.append(s)
+        u32(id)
+    }
+    mutating func optional<T>(_ v: T?, _ write: (inout ImageWriter, T) -> Void) {
+        guard let v else { return bool(false) }
+        bool(true)
+        write(&self, v)
+    }
+}
+
+/// Reads what `ImageWriter` wrote; every read is bounds-checked, and anything out of place throws.
+struct ImageReader {
+    private let bytes: [UInt8]
+    private(set) var at: Int
+    /// The table the strings are named by (read before them).
+    var table: [String] = []
+
+    init(_ bytes: [UInt8], at: Int = 0) {
+        self.bytes = bytes
+        self.at = at
+    }
+
+    var atEnd: Bool { at == bytes.count }
+
+    private mutating func take(_ n: Int) throws(ImageError) -> Int {
+        guard n >= 0, n <= bytes.count - at else { throw ImageError() }
+        defer { at += n }
+        return at
+    }
+
+    mutating func u8() throws(ImageError) -> UInt8 { bytes[try take(1)] }
+    mutating func bool() throws(ImageError) -> Bool {
+        switch try u8() {
+        case 0: false
+        case 1: true
+        default: throw ImageError()
+        }
+    }
+    mutating func u32() throws(ImageError) -> UInt32 {
+        let i = try take(4)
+        return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt32.self)) }
+    }
+    mutating func u64() throws(ImageError) -> UInt64 {
+        let i = try take(8)
+        return bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt64.self)) }
+    }
+    mutating func i64() throws(ImageError) -> Int64 { Int64(bitPattern: try u64()) }
+    mutating func int() throws(ImageError) -> Int { Int(try i64()) }
+    mutating func u128() throws(ImageError) -> UInt128 {
+        let low = try u64()
+        return UInt128(try u64()) << 64 | UInt128(low)
+    }
+    /// A count of things of at least `size` bytes each: never more than the bytes left could hold.
+    mutating func count(each size: Int) throws(ImageError) -> Int {
+        let n = Int(try u32())
+        guard n <= (bytes.count - at) / max(size, 1) else { throw ImageError() }
+        return n
+    }
+    mutating func fixed() throws(ImageError) -> Fixed18 { Fixed18(units: try u128()) }
+    mutating func exact() throws(ImageError) -> Exact36 {
+        let negative = try bool()
+        let high = try u128()
+        return Exact36(negative: negative, high: high, low: try u128())
+    }
+    mutating func date() throws(ImageError) -> Date {
+        let seconds = Double(bitPattern: try u64())
+        guard seconds.isFinite else { throw ImageError() }
+        return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+    mutating func uuid() throws(ImageError) -> UUID {
+        let i = try take(16)
+        return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: i, as: uuid_t.self) })
+    }
+    mutating func rawString() throws(ImageError) -> String {
+        let n = try count(each: 1)
+        let i = try take(n)
+        guard let s = String(validating: bytes[i..<i + n], as: UTF8.self) else { throw ImageError() }
+        return s
+    }
+    mutating func raw() throws(ImageError) -> [UInt8] {
+        let n = try u64()
+        guard n <= UInt64(bytes.count - at) else { throw ImageError() }
+        let i = try take(Int(n))
+        return Array(bytes[i..<i + Int(n)])
+    }
+    mutating func string() throws(ImageError) -> String {
+        let id = Int(try u32())
+        guard id < table.count else { throw ImageError() }
+        return table[id]
+    }
+    mutating func optional<T>(_ read: (inout ImageReader) throws(ImageError) -> T) throws(ImageError) -> T? {
+        try bool() ? try read(&self) : nil
+    }
+    mutating func array<T>(each size: Int, _ read: (inout ImageReader) throws(ImageError) -> T) throws(ImageError) -> [T] {
+        let n = try count(each: size)
+        var out: [T] = []
+        out.reserveCapacity(n)
+        for _ in 0..<n { out.append(try read(&self)) }
+        return out
+    }
+    /// A raw value of a string enum, by its table name.
+    mutating func named<T: RawRepresentable>(_: T.Type) throws(ImageError) -> T where T.RawValue == String {
+        guard let v = T(rawValue: try string()) else { throw ImageError() }
+        return v
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import PortfolioCore
+import XCTest
+
+/// The derived snapshot (`.portfolio.snapshot`) is a cache: every write leaves one for the file it
+/// wrote, reports read it only while it stands for that very file, and nothing a person sees changes
+/// with it — deleted, truncated, garbled, stale or made in another zone.
+final class SnapshotTests: XCTestCase {
+    /// The reports that may read the snapshot, in text and JSON.
+    static let reports: [[String]] = [
+        ["holdings", "--all"], ["holdings", "--json", "--all"], ["summary", "--all"], ["summary", "--json", "--all"], ["widget"],
+        ["closed", "--all"], ["closed", "--json", "--all"], ["income", "--all"], ["income", "--json", "--all"], ["allocation"],
+        ["cash", "--all"], ["cash", "--json", "--all"], ["gains", "--all"], ["holdings", "--portfolio", "eu"],
+        ["summary", "--currency", "EUR", "--all"],
+    ]
+
+    /// A book of every kind that changes a position, in three portfolios (one in EUR tracking cash, one under FIFO).
+    func sampleBook() -> Sandbox {
+        let s = Sandbox(now: "2024-06-01T12:00:00Z")
+        s.variables["TZ"] = "Europe/Berlin"
+        s.ok(["portfolio", "add", "eu", "--currency", "EUR", "--cash"])
+        s.ok(["portfolio", "add", "lots", "--method", "fifo"])
+        s.ok(["asset", "add", "AAPL", "--name", "Apple", "--type", "stock", "--currency", "USD"])
+        s.ok(["price", "set", "bitcoin", "60000"])
+        s.ok(["price", "set", "ethereum", "3000"])
+        s.ok(["price", "set", "AAPL", "190"])
+        s.ok(["fx", "set", "EUR", "USD", "1.08", "--date", "2022-12-01"])
+        s.ok(["add", "buy", "bitcoin", "0.5", "30000", "--fee", "10", "--date", "2023-01-02"])
+        s.ok(["add", "buy", "bitcoin", "0.25", "42000", "--date", "2023-03-01T09:30:00Z"])
+        s.ok(["add", "sell", "bitcoin", "0.1", "45000", "--date", "2023-04-01"])
+        s.ok(["add", "buy", "ethereum", "2", "1800", "--date", "2023-02-01"])
+        s.ok(["add", "sell", "ethereum", "2", "2100", "--date", "2023-05-01"])
+        s.ok(["add", "buy", "AAPL", "10", "150", "--date", "2023-01-10"])
+        s.ok(["add", "dividend", "AAPL", "2.40", "--fee", "0.36", "--date", "2023-05-15"])
+        s.ok(["add", "split", "AAPL", "2", "--date", "2023-06-01"])
+        s.ok(["add", "reward", "ethereum", "0.01", "2000", "--date", "2023-07-01"])
+        s.ok(["cash", "deposit", "5000", "--portfolio", "eu", "--date", "2023-01-01"])
+        s.ok(["add", "buy", "bitcoin", "0.05", "28000", "--portfolio", "eu", "--date", "2023-01-05"])
+        s.ok(["add", "buy", "bitcoin", "0.1", "20000", "--portfolio", "lots", "--date", "2022-01-05"])
+        s.ok(["add", "buy", "bitcoin", "0.1", "40000", "--portfolio", "lots", "--date", "2022-02-05"])
+        s.ok(["add", "sell", "bitcoin", "0.15", "50000", "--portfolio", "lots", "--date", "2023-02-05"])
+        return s
+    }
+
+    func outputs(_ s: Sandbox) -> [String] {
+        Self.reports.map { args in
+            let r = s.run(args)
+            return "\(args): exit \(r.code.rawValue)\n\(r.out)\(r.err)"
+        }
+    }
+
+    var snapshotPath: (Sandbox) -> String { { $0.dir + "/" + Snapshot.fileName } }
+
+    func snapshot(of s: Sandbox, zone: String = "Europe/Berlin") -> Snapshot? {
+        PortfolioStore(directory: s.dir, timeZone: TimeZone(identifier: zone) ?? .current).loadSnapshot(now: s.now)
+    }
+
+    /// The reports from the snapshot are those of the JSON, and the snapshot is smaller than the file.
+    func testReportsFromTheSnapshotAreTheReportsOfTheFile() throws {
+        let s = sampleBook()
+        XCTAssertNotNil(snapshot(of: s), "the last write left a snapshot for the file it wrote")
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: snapshotPath(s))[.size] as? Int)
+        XCTAssertLessThan(size, try XCTUnwrap(s.storeBytes).count)
+        let withSnapshot = outputs(s)
+        XCTAssertTrue(withSnapshot[0].contains("BTC"), withSnapshot[0])
+        unlink(snapshotPath(s))
+        let fromFile = outputs(s)
+        XCTAssertEqual(withSnapshot, fromFile)
+        XCTAssertNil(snapshot(of: s), "a read does not write one")
+        // The next write makes it again.
+        s.ok(["add", "buy", "bitcoin", "0.01", "61000"])
+        XCTAssertNotNil(snapshot(of: s))
+        let after = outputs(s)
+        unlink(snapshotPath(s))
+        XCTAssertEqual(after, outputs(s))
+    }
+
+    /// Truncated, garbled, emptied or replaced by a folder: the reports read the file, and are the same.
+    func testABrokenSnapshotChangesNoOutput() throws {
+        let s = sampleBook()
+        let expected = outputs(s)
+        let good = try XCTUnwrap(FileManager.default.contents(atPath: snapshotPath(s)))
+        var generator = SplitMix64(seed: 7)
+        var variants: [Data] = [Data(), good.prefix(good.count / 2), good.prefix(16), Data(repeating: 0x41, count: good.count)]
+        for _ in 0..<20 {
+            var flipped = good
+            let at = Int(generator.below(UInt64(flipped.count)))
+            flipped[at] ^= UInt8(1 << generator.below(8))
+            variants.append(flipped)
+        }
+        for (i, bytes) in variants.enumerated() {
+            XCTAssertTrue(FileManager.default.createFile(atPath: snapshotPath(s), contents: bytes))
+            XCTAssertNil(snapshot(of: s), "variant \(i)")
+            XCTAssertEqual(outputs(s), expected, "variant \(i)")
+        }
+        unlink(snapshotPath(s))
+        try FileManager.default.createDirectory(atPath: snapshotPath(s), withIntermediateDirectories: false)
+        XCTAssertEqual(outputs(s), expected)
+        // A write still succeeds beside a folder of that name (the snapshot is left out, not the write).
+        s.ok(["add", "buy", "bitcoin", "0.01", "61000"])
+    }
+
+    /// A hand edit that keeps the file's size and time, a copy, and a `git checkout` of an older file are
+    /// all noticed: the reports show the file as it is.
+    func testAnEditedOrReplacedFileIsNoticed() throws {
+        let s = sampleBook()
+        let before = outputs(s)
+        let text = try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8))
+        // The same length, the same modification time: only the fingerprint tells.
+        let edited = text.replacingOccurrences(of: #""amount": "0.25""#, with: #""amount": "0.35""#)
+        XCTAssertNotEqual(edited, text)
+        let attributes = try FileManager.default.attributesOfItem(atPath: s.storePath)
+        try Data(edited.utf8).write(to: URL(fileURLWithPath: s.storePath))
+        try FileManager.default.setAttributes([.modificationDate: try XCTUnwrap(attributes[.modificationDate])], ofItemAtPath: s.storePath)
+        XCTAssertNil(snapshot(of: s))
+        let afterEdit = outputs(s)
+        XCTAssertNotEqual(afterEdit, before)
+        XCTAssertTrue(afterEdit[0].contains("crypto       0.85 "), afterEdit[0])
+        unlink(snapshotPath(s))
+        XCTAssertEqual(outputs(s), afterEdit)
+
+        // An older file checked out over the one the snapshot stands for.
+        let t = sampleBook()
+        let older = try XCTUnwrap(t.storeBytes)
+        t.ok(["add", "sell", "bitcoin", "0.2", "70000"])
+        let expected = outputs(t)
+        XCTAssertNotNil(snapshot(of: t))
+        try older.write(to: URL(fileURLWithPath: t.storePath))
+        XCTAssertNil(snapshot(of: t))
+        let checkedOut = outputs(t)
+        XCTAssertNotEqual(checkedOut, expected)
+        unlink(snapshotPath(t))
+        XCTAssertEqual(outputs(t), checkedOut)
+    }
+
+    /// Days are placed in the reader's zone, and a record is in the future only against the clock: a
+    /// snapshot made in another zone, or before the clock went back, is not used.
+    func testAnotherZoneOrAnEarlierClockReadsTheFile() throws {
+        let s = sampleBook()
+        XCTAssertNotNil(snapshot(of: s))
+        XCTAssertNil(snapshot(of: s, zone: "Asia/Tokyo"))
+        s.variables["TZ"] = "Asia/Tokyo"
+        let tokyo = outputs(s)
+        unlink(snapshotPath(s))
+        XCTAssertEqual(outputs(s), tokyo)
+
+        let t = sampleBook()
+        t.now = t.now.addingTimeInterval(-86_400)
+        XCTAssertNil(snapshot(of: t))
+        t.now = t.now.addingTimeInterval(2 * 86_400)
+        XCTAssertNotNil(snapshot(of: t), "a later clock keeps it")
+    }
+
+    /// A write that leaves the book breaking a rule (one it already broke) leaves no snapshot: the
+    /// reports then warn and leave the record out, as they always have.
+    func testABookThatBreaksARuleHasNoSnapshot() throws {
+        let s = sampleBook()
+        let text = try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8))
+        // Two sales of more than is held (a hand edit).
+        let broken = text.replacingOccurrences(of: #""amount": "0.1", "price": "45000""#, with: #""amount": "9", "price": "45000""#)
+            .replacingOccurrences(of: #""amount": "2", "price": "2100""#, with: #""amount": "9", "price": "2100""#)
+        try Data(broken.utf8).write(to: URL(fileURLWithPath: s.storePath))
+        let warned = s.run(["holdings"])
+        XCTAssertTrue(warned.err.contains("breaks"), warned.description)
+        // Deleting one leaves the other: the write is taken, and leaves no snapshot.
+        let line = try XCTUnwrap(broken.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(#""price": "2100""#) })
+        s.ok(["delete", "@\(line + 1)"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: snapshotPath(s)))
+        let after = s.run(["holdings"])
+        XCTAssertTrue(after.err.contains("breaks"), after.description)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: snapshotPath(s)), "a read does not make one")
+    }
+
+    /// `check` never reads it: a garbled snapshot beside a good file is no problem of the book.
+    func testCheckIgnoresTheSnapshot() throws {
+        let s = sampleBook()
+        let clean = s.ok(["check"])
+        XCTAssertTrue(FileManager.default.createFile(atPath: snapshotPath(s), contents: Data("garbage".utf8)))
+        XCTAssertEqual(s.ok(["check"]), clean)
+    }
+}
