@@ -349,3 +349,13 @@ extension Book {
         return groups
     }
 }
+
+extension TransactionChange {
+    /// Whether it edits or deletes stored records (every other change only adds new ones).
+    public var changesStoredRecords: Bool {
+        switch self {
+        case .edit, .delete: true
+        default: false
+        }
+    }
+}

@@ -185,7 +185,7 @@ extension Book {
 
     /// The rules each record breaks on its own (a duplicated id, a zero amount, a future date, an
     /// unknown portfolio or asset …), in file order, and the records they leave out of the replay.
-    private func recordProblems(now: Date) -> (problems: [StoreProblem], excluded: Set<Int>) {
+    func recordProblems(now: Date) -> (problems: [StoreProblem], excluded: Set<Int>) {
         var problems: [StoreProblem] = []
         var ids = IDTable(capacity: transactions.count)
         var excluded = Set<Int>()

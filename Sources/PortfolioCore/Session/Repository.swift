@@ -60,6 +60,14 @@ public final class Repository {
     public func commit(_ change: TransactionChange, names: MessageNames) throws -> [[Transaction]] {
         let store = self.store
         let rates = prices.cachedRates
+        // Records added after every stored one (an add from a shell or cron) go on from the snapshot.
+        if !change.changesStoredRecords, let done = try store.append(now: now, { book in
+            book.moreRates = rates
+            book.fetchRates = prices.rateFetcher(for: book)
+            return try book.apply(change, now: now)
+        }) {
+            return done
+        }
         return try store.update(now: now, names: names) { book in
             book.moreRates = rates
             book.fetchRates = prices.rateFetcher(for: book)

@@ -123,6 +123,84 @@ public struct PortfolioStore: Sendable {
         return outcome.result
     }
 
+    /// Adds the records `build` appends to the book, when they can go on from the snapshot (`Snapshot`)
+    /// without reading the records already stored: the snapshot stands for the file, `build` changes no
+    /// setting, every new record is dated after every stored one (so it comes last in the replay), and
+    /// each breaks no rule of its own nor, applied to the snapshot's ledger, the replay's. Then the file
+    /// is its old bytes with the new lines put before the array's end (flushed and renamed as every
+    /// write), and the snapshot goes on with them. The result is byte for byte what `update` writes.
+    ///
+    /// Returns `nil`, having written nothing, whenever any of that does not hold: `update` then makes
+    /// the change the long way, with its own checks and messages. `build` runs on the book's settings
+    /// (its `transactions` empty, `omitted` set) and may throw, as it would in `update`.
+    public func append(now: Date, _ build: (inout Book) throws -> [[Transaction]]) throws -> [[Transaction]]? {
+        var st = stat()
+        guard stat(directory, &st) == 0 else { return nil }
+        let locks = try lockFolders()
+        defer { for lock in locks.reversed() { lock.unlock() } }
+        guard let snapshot = Snapshot.load(directory: directory, store: path, zone: timeZone, now: now, keepingFile: true),
+              let file = snapshot.file, snapshot.facts.count > 0, let latest = snapshot.facts.latest else { return nil }
+        var book = snapshot.book
+        let done = try build(&book)
+        let legs = book.transactions
+        var settings = book
+        settings.transactions = []
+        guard !legs.isEmpty, settings == snapshot.book, legs.allSatisfy({ $0.date > latest }),
+              book.recordProblems(now: now).problems.isEmpty,
+              !legs.contains(where: { Self.holdsRecord(id: $0.id, in: file, records: snapshot.layout) }) else { return nil }
+        // The replay goes on from where the snapshot left it, as the whole replay would reach these records.
+        var ledger = snapshot.ledger
+        ledger.exchangeCosts.merge(Ledger.exchangeCosts(legs)) { a, _ in a }
+        ledger.savingLinks.formUnion(Ledger.savingLinks(legs))
+        do {
+            for t in Ledger.chronological(legs) { try ledger.apply(t) }
+        } catch {
+            return nil
+        }
+        guard !ledger.damaged else { return nil }
+        // The new records' lines as a whole write would put them: the records of a book of them alone.
+        var alone: [UInt8] = []
+        let span = PortfolioCodec.encode(book, reusing: nil) { piece in alone.append(contentsOf: piece) }
+        var inserted = Array(",".utf8)
+        inserted += alone[span.head..<span.tail]
+        let target = try FileSystem.resolvingSymlink(path)
+        FileSystem.removeLeftoverTempFiles(of: target)
+        let cut = snapshot.layout.tail
+        let digest = try FileSystem.writeAtomically(to: path) { sink throws(StoreError) in
+            try file.withUnsafeBufferPointer { old throws(StoreError) in
+                try sink.write(UnsafeBufferPointer(rebasing: old[..<cut]))
+                try inserted.withUnsafeBufferPointer { piece throws(StoreError) in try sink.write(piece) }
+                try sink.write(UnsafeBufferPointer(rebasing: old[cut...]))
+            }
+        }
+        let facts = Snapshot.Facts(count: snapshot.facts.count + legs.count,
+                                   currencies: snapshot.facts.currencies.union(legs.compactMap(\.currency)),
+                                   latest: max(latest, legs.map(\.date).max() ?? latest))
+        Snapshot.write(facts, ledger: ledger, store: path, digest: digest,
+                       layout: PortfolioCodec.StoreLayout(head: snapshot.layout.head, tail: cut + inserted.count),
+                       directory: directory, zone: timeZone, now: now)
+        return done
+    }
+
+    /// Whether the records of a store written by bitpal (`bytes`, its records between `records.head`
+    /// and `records.tail`) hold one with the id `id` (every record begins with its id, as it writes it).
+    static func holdsRecord(id: UUID, in bytes: [UInt8], records: PortfolioCodec.StoreLayout) -> Bool {
+        let needle = Array("{\"id\": \"\(UUIDText.lowercased(id))\"".utf8)
+        return bytes.withUnsafeBytes { all in
+            needle.withUnsafeBytes { n in
+                guard let base = all.baseAddress, let first = n.baseAddress, records.head <= records.tail, records.tail <= all.count else { return false }
+                var at = records.head
+                // Each `{` is a record's start (or inside a text): compared there.
+                while at + n.count <= records.tail, let hit = memchr(base + at, 0x7B, records.tail - at) {
+                    let offset = UnsafeRawPointer(hit) - base
+                    if offset + n.count <= records.tail && memcmp(hit, first, n.count) == 0 { return true }
+                    at = offset + 1
+                }
+                return false
+            }
+        }
+    }
+
     /// `portfolio.v1.json`, else `portfolio.v1.2.json`, `portfolio.v1.3.json` …: the first name in `folder`
     /// that nothing (no file, folder or link, even a broken one) has.
     static func freeBackupPath(in folder: String, version: Int) throws(StoreError) -> String {
@@ -200,7 +278,8 @@ public struct PortfolioStore: Sendable {
     /// rule; else no snapshot (the old one no longer matches anyway).
     private func writeSnapshot(of book: Book, ledger: Ledger?, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout, now: Date) {
         guard let ledger else { return Snapshot.remove(in: directory) }
-        Snapshot.write(book, ledger: ledger, store: path, digest: digest, layout: layout, directory: directory, zone: timeZone, now: now)
+        Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, store: path, digest: digest, layout: layout, directory: directory,
+                       zone: timeZone, now: now)
     }
 
     /// The snapshot beside the store, when it stands for the file as it is now (`Snapshot.load`).

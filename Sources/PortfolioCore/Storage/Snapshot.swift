@@ -40,15 +40,44 @@ public struct Snapshot: Sendable {
     public var book: Book
     /// The replay of every record, as reports replay it (no cash movements, disposals or changes kept).
     public var ledger: Ledger
+    /// What it knows of the records beyond the ledger.
+    var facts: Facts
+    var key: Key
+    var layout: PortfolioCodec.StoreLayout
+    /// The bytes of the store it stands for, when asked for (`PortfolioStore.append` copies them).
+    var file: [UInt8]?
+
+    /// What a snapshot keeps of the records themselves.
+    struct Facts {
+        var count: Int
+        /// The currencies their money is in.
+        var currencies: Set<String>
+        /// The latest date of any (`nil` without records): a record dated after it is last in the replay.
+        var latest: Date?
+
+        init(count: Int, currencies: Set<String>, latest: Date?) {
+            self.count = count
+            self.currencies = currencies
+            self.latest = latest
+        }
+
+        init(_ transactions: [Transaction]) {
+            var currencies = Set<String>()
+            var latest: Date?
+            for t in transactions {
+                if let c = t.currency { currencies.insert(c) }
+                if latest.map({ t.date > $0 }) ?? true { latest = t.date }
+            }
+            self.init(count: transactions.count, currencies: currencies, latest: latest)
+        }
+    }
 
     static func path(in directory: String) -> String { directory + "/" + fileName }
 
     /// The image of `book` (as written to a file of `key`) and its replay `ledger`, checked at `now`.
-    static func image(of book: Book, ledger: Ledger, key: Key, layout: PortfolioCodec.StoreLayout, now: Date) -> [UInt8] {
+    static func image(facts: Facts, ledger: Ledger, key: Key, layout: PortfolioCodec.StoreLayout, now: Date) -> [UInt8] {
         var body = ImageWriter(capacity: 1 << 16)
-        var currencies = Set<String>()
-        for t in book.transactions { if let c = t.currency { currencies.insert(c) } }
-        let sorted = currencies.sorted()
+        let sorted = facts.currencies.sorted()
         body.count(sorted.count)
         for c in sorted { body.string(c) }
         ledger.write(to: &body)
@@ -61,7 +90,8 @@ public struct Snapshot: Sendable {
         payload.u64(key.digest.1)
         payload.rawString(key.zone)
         payload.date(now)
-        payload.int(book.transactions.count)
+        payload.int(facts.count)
+        payload.optional(facts.latest) { $0.date($1) }
         payload.int(layout.head)
         payload.int(layout.tail)
         payload.count(body.table.count)
@@ -84,7 +114,7 @@ public struct Snapshot: Sendable {
 
     /// Writes the snapshot of `book` beside the store, for the file just written (`digest` is its
     /// fingerprint). A cache: any failure leaves no snapshot, and is not an error.
-    static func write(_ book: Book, ledger: Ledger, store: String, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout,
+    static func write(_ facts: Facts, ledger: Ledger, store: String, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout,
                       directory: String, zone: TimeZone, now: Date) {
         let path = path(in: directory)
         guard !ledger.damaged, let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else {
@@ -92,7 +122,7 @@ public struct Snapshot: Sendable {
             return
         }
         let key = Key(size: modified.size, modified: modified.time, digest: digest, zone: zone.identifier)
-        let bytes = image(of: book, ledger: ledger, key: key, layout: layout, now: now)
+        let bytes = image(facts: facts, ledger: ledger, key: key, layout: layout, now: now)
         // Not flushed: a snapshot cut short by a crash fails its own fingerprint and is ignored. One
         // name for the temp file: only the writer holding the store's lock writes it.
         let temp = path + ".tmp"
@@ -122,12 +152,18 @@ public struct Snapshot: Sendable {
     /// The file at `path` without its records (its first `layout.head` bytes and those from `layout.tail`
     /// on), when the whole file has the size and fingerprint of `key`; `nil` otherwise. The file is read
     /// once, in pieces (never whole in memory).
-    static func settings(of path: String, key: Key, layout: PortfolioCodec.StoreLayout) -> [UInt8]? {
+    /// With `keeping`, also the whole file's bytes.
+    static func settings(of path: String, key: Key, layout: PortfolioCodec.StoreLayout, keeping: Bool) -> (settings: [UInt8], file: [UInt8]?)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var hash = ContentHash()
         var settings: [UInt8] = []
+        var file: [UInt8]?
+        if keeping {
+            file = []
+            file?.reserveCapacity(Int(clamping: key.size))
+        }
         var size = 0
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
@@ -141,18 +177,20 @@ public struct Snapshot: Sendable {
             if n == 0 { break }
             let piece = UnsafeRawBufferPointer(start: buffer, count: n)
             hash.update(piece)
+            file?.append(contentsOf: piece)
             // The parts of this piece before `head` and from `tail` on.
             if size < layout.head { settings.append(contentsOf: piece[0..<min(n, layout.head - size)]) }
             if size + n > layout.tail { settings.append(contentsOf: piece[max(0, layout.tail - size)...]) }
             size += n
         }
         guard UInt64(size) == key.size, hash.digest == key.digest else { return nil }
-        return settings
+        return (settings, file)
     }
 
     /// The snapshot beside `store`, when it stands for that very file as it is now, read in `zone` at
     /// `now`; `nil` otherwise (no snapshot, another file, a broken image: the caller reads the store).
-    static func load(directory: String, store: String, zone: TimeZone, now: Date) -> Snapshot? {
+    /// With `keepingFile`, the snapshot holds the store's bytes too (`file`).
+    static func load(directory: String, store: String, zone: TimeZone, now: Date, keepingFile: Bool = false) -> Snapshot? {
         guard let bytes = try? FileSystem.read(path(in: directory), limit: PortfolioStore.readLimit),
               bytes.count > magic.count + 28, bytes.starts(with: magic),
               let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else { return nil }
@@ -171,6 +209,7 @@ public struct Snapshot: Sendable {
             let key = Key(size: size, modified: modifiedAt, digest: fingerprint, zone: try r.rawString())
             let madeAt = try r.date()
             let count = try r.int()
+            let latest = try r.optional { r throws(ImageError) in try r.date() }
             let layout = PortfolioCodec.StoreLayout(head: try r.int(), tail: try r.int())
             // The cheap parts of the key first; the fingerprint reads the whole file.
             guard key.size == modified.size, key.modified == modified.time, key.zone == zone.identifier,
@@ -178,10 +217,11 @@ public struct Snapshot: Sendable {
             r.table = try r.array(each: 4) { r throws(ImageError) in try r.rawString() }
             let currencies = Set(try r.array(each: 4) { r throws(ImageError) in try r.string() })
             let ledger = try Ledger.read(from: &r)
-            guard r.atEnd, let settings = settings(of: target, key: key, layout: layout),
-                  var book = try? PortfolioCodec.decode(settings, path: store), book.transactions.isEmpty else { return nil }
+            guard r.atEnd, let read = settings(of: target, key: key, layout: layout, keeping: keepingFile),
+                  var book = try? PortfolioCodec.decode(read.settings, path: store), book.transactions.isEmpty else { return nil }
             book.omitted = OmittedTransactions(count: count, currencies: currencies)
-            return Snapshot(book: book, ledger: ledger)
+            return Snapshot(book: book, ledger: ledger, facts: Facts(count: count, currencies: currencies, latest: latest), key: key, layout: layout,
+                            file: read.file)
         } catch {
             return nil
         }
