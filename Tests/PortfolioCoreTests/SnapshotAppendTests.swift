@@ -52,6 +52,8 @@ import Testing
                 #expect(whole.problems.isEmpty)
                 #expect(Self.image(snapshot.ledger) == Self.image(whole.ledger), "seed \(seed) round \(round)")
                 #expect(snapshot.facts.count == expected.transactions.count)
+                let listed = Snapshot.load(directory: store.directory, store: store.path, zone: store.timeZone, now: Self.now, listing: true)?.listing
+                #expect(listed == Listing(expected.transactions), "seed \(seed) round \(round): the records' order goes on too")
             }
         }
     }

@@ -320,34 +320,7 @@ struct ListCommand: Command {
         if let since, let until, since > until {
             throw UsageError.conflict("--since is after --until")
         }
-        let book = try session.repository.loadBook()
-        let selected = try context.selection(in: book, all: all)
-        let assetId = try asset.map { try session.resolver.resolveAsset($0, in: book).id }
-        try context.checkedLedger(book, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
-        // Linked legs form one line (a swap or a move), keyed by their link.
-        var groups: [UUID: [Transaction]] = [:]
-        for t in book.transactions { if let link = t.linkedId { groups[link, default: []].append(t) } }
-        // Count every match, keep the first `limit` (newest first): "2 of 5" counts what the filters match.
-        var selectedLines: [[Transaction]] = []
-        var matching = 0
-        var total = 0
-        var shown = Set<UUID>()
-        for t in Ledger.chronological(book.transactions).reversed() {
-            var legs = [t]
-            // A saving plan's deposit and buy stay two lines (each is what it says); the other links are one.
-            if let link = t.linkedId, let group = groups[link], group.count == 2, LinkKind.of(group[0], group[1])?.name != LinkKind.savingPlan {
-                if !shown.insert(link).inserted { continue }
-                legs = group
-            }
-            guard legs.contains(where: { selected.contains($0.portfolio) }) else { continue }
-            total += 1
-            if let assetId, !legs.contains(where: { $0.assetId == assetId }) { continue }
-            if let type, ListCommand.kind(of: legs) != type { continue }
-            if let since, t.date < since { continue }
-            if let until, t.date > until { continue }
-            matching += 1
-            if limit.map({ selectedLines.count < $0 }) ?? true { selectedLines.append(legs) }
-        }
+        let (book, selectedLines, matching, total) = try lines(context, since: since, until: until)
         if context.json {
             var w = JSONWriter(capacity: selectedLines.count * 300 + 16)
             w.beginArray()
@@ -413,6 +386,45 @@ struct ListCommand: Command {
             context.out("\(selectedLines.count) of \(matching) \(matching == total ? "" : "matching ")transactions (--limit)\n")
         }
         return .success
+    }
+    /// The lines `list` shows (newest first, at most `limit`), how many match the filters, and how many
+    /// lines the chosen portfolios have. A plain `--limit N` reads only the newest records, from the
+    /// snapshot (`Snapshot.latestLines`), when it stands for the store.
+    func lines(_ context: Context, since: Date?, until: Date?) throws -> (Book, [[Transaction]], matching: Int, total: Int) {
+        let session = try context.session()
+        if let limit, asset == nil, type == nil, since == nil, until == nil, let snapshot = session.repository.loadListing(),
+           let latest = snapshot.latestLines(limit, in: try context.selection(in: snapshot.book, all: all), zone: context.timeZone) {
+            return (snapshot.book, latest.lines, latest.total, latest.total)
+        }
+        let book = try session.repository.loadBook()
+        let selected = try context.selection(in: book, all: all)
+        let assetId = try asset.map { try session.resolver.resolveAsset($0, in: book).id }
+        try context.checkedLedger(book, replaying: false)  // warns about duplicate ids, zeros, future dates (no replay)
+        // Linked legs form one line (a swap or a move), keyed by their link.
+        var groups: [UUID: [Transaction]] = [:]
+        for t in book.transactions { if let link = t.linkedId { groups[link, default: []].append(t) } }
+        // Count every match, keep the first `limit` (newest first): "2 of 5" counts what the filters match.
+        var selectedLines: [[Transaction]] = []
+        var matching = 0
+        var total = 0
+        var shown = Set<UUID>()
+        for t in Ledger.chronological(book.transactions).reversed() {
+            var legs = [t]
+            // A saving plan's deposit and buy stay two lines (each is what it says); the other links are one.
+            if let link = t.linkedId, let group = groups[link], group.count == 2, LinkKind.of(group[0], group[1])?.name != LinkKind.savingPlan {
+                if !shown.insert(link).inserted { continue }
+                legs = group
+            }
+            guard legs.contains(where: { selected.contains($0.portfolio) }) else { continue }
+            total += 1
+            if let assetId, !legs.contains(where: { $0.assetId == assetId }) { continue }
+            if let type, ListCommand.kind(of: legs) != type { continue }
+            if let since, t.date < since { continue }
+            if let until, t.date > until { continue }
+            matching += 1
+            if limit.map({ selectedLines.count < $0 }) ?? true { selectedLines.append(legs) }
+        }
+        return (book, selectedLines, matching, total)
     }
 }
 

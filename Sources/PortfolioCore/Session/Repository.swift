@@ -45,6 +45,17 @@ public final class Repository {
         return (snapshot.book, snapshot.ledger)
     }
 
+    /// The snapshot with the records' order and the file's bytes, for `list --limit` (`Snapshot.latestLines`),
+    /// when it stands for the store as it is now; else `nil` (the caller reads the store).
+    public func loadListing() -> Snapshot? {
+        let store = self.store
+        guard var snapshot = Snapshot.load(directory: directory, store: store.path, zone: timeZone, now: now, keepingFile: true, listing: true)
+        else { return nil }
+        resolver.remember(snapshot.book)
+        snapshot.book.moreRates = prices.cachedRates
+        return snapshot
+    }
+
     /// The portfolios and registered assets only, for commands that resolve arguments and then
     /// write through the store (which reads the whole book under its lock).
     public func loadSettings() throws -> Book {

@@ -138,8 +138,8 @@ public struct PortfolioStore: Sendable {
         guard stat(directory, &st) == 0 else { return nil }
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
-        guard let snapshot = Snapshot.load(directory: directory, store: path, zone: timeZone, now: now, keepingFile: true),
-              let file = snapshot.file, snapshot.facts.count > 0, let latest = snapshot.facts.latest else { return nil }
+        guard let snapshot = Snapshot.load(directory: directory, store: path, zone: timeZone, now: now, keepingFile: true, listing: true),
+              let file = snapshot.file, var listing = snapshot.listing, snapshot.facts.count > 0, let latest = snapshot.facts.latest else { return nil }
         var book = snapshot.book
         let done = try build(&book)
         let legs = book.transactions
@@ -147,7 +147,7 @@ public struct PortfolioStore: Sendable {
         settings.transactions = []
         guard !legs.isEmpty, settings == snapshot.book, legs.allSatisfy({ $0.date > latest }),
               book.recordProblems(now: now).problems.isEmpty,
-              !legs.contains(where: { Self.holdsRecord(id: $0.id, in: file, records: snapshot.layout) }) else { return nil }
+              !legs.contains(where: { Self.holdsRecord(id: $0.id, in: file, records: snapshot.layout) }), listing.append(legs) else { return nil }
         // The replay goes on from where the snapshot left it, as the whole replay would reach these records.
         var ledger = snapshot.ledger
         ledger.exchangeCosts.merge(Ledger.exchangeCosts(legs)) { a, _ in a }
@@ -176,7 +176,7 @@ public struct PortfolioStore: Sendable {
         let facts = Snapshot.Facts(count: snapshot.facts.count + legs.count,
                                    currencies: snapshot.facts.currencies.union(legs.compactMap(\.currency)),
                                    latest: max(latest, legs.map(\.date).max() ?? latest))
-        Snapshot.write(facts, ledger: ledger, store: path, digest: digest,
+        Snapshot.write(facts, ledger: ledger, listing: listing, store: path, digest: digest,
                        layout: PortfolioCodec.StoreLayout(head: snapshot.layout.head, tail: cut + inserted.count),
                        directory: directory, zone: timeZone, now: now)
         return done
@@ -278,7 +278,7 @@ public struct PortfolioStore: Sendable {
     /// rule; else no snapshot (the old one no longer matches anyway).
     private func writeSnapshot(of book: Book, ledger: Ledger?, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout, now: Date) {
         guard let ledger else { return Snapshot.remove(in: directory) }
-        Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, store: path, digest: digest, layout: layout, directory: directory,
+        Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, listing: Listing(book.transactions), store: path, digest: digest, layout: layout, directory: directory,
                        zone: timeZone, now: now)
     }
 

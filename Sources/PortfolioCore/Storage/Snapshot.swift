@@ -46,6 +46,8 @@ public struct Snapshot: Sendable {
     var layout: PortfolioCodec.StoreLayout
     /// The bytes of the store it stands for, when asked for (`PortfolioStore.append` copies them).
     var file: [UInt8]?
+    /// The records in replay order, when asked for (`list`, `PortfolioStore.append`).
+    var listing: Listing?
 
     /// What a snapshot keeps of the records themselves.
     struct Facts {
@@ -75,12 +77,14 @@ public struct Snapshot: Sendable {
     static func path(in directory: String) -> String { directory + "/" + fileName }
 
     /// The image of `book` (as written to a file of `key`) and its replay `ledger`, checked at `now`.
-    static func image(facts: Facts, ledger: Ledger, key: Key, layout: PortfolioCodec.StoreLayout, now: Date) -> [UInt8] {
+    static func image(facts: Facts, ledger: Ledger, listing: Listing, key: Key, layout: PortfolioCodec.StoreLayout, now: Date) -> [UInt8] {
         var body = ImageWriter(capacity: 1 << 16)
         let sorted = facts.currencies.sorted()
         body.count(sorted.count)
         for c in sorted { body.string(c) }
         ledger.write(to: &body)
+        // Last, so that a report stops before it.
+        listing.write(to: &body)
 
         var payload = ImageWriter(capacity: body.bytes.count + 4096)
         payload.u64(key.size)
@@ -114,7 +118,7 @@ public struct Snapshot: Sendable {
 
     /// Writes the snapshot of `book` beside the store, for the file just written (`digest` is its
     /// fingerprint). A cache: any failure leaves no snapshot, and is not an error.
-    static func write(_ facts: Facts, ledger: Ledger, store: String, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout,
+    static func write(_ facts: Facts, ledger: Ledger, listing: Listing, store: String, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout,
                       directory: String, zone: TimeZone, now: Date) {
         let path = path(in: directory)
         guard !ledger.damaged, let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else {
@@ -122,7 +126,7 @@ public struct Snapshot: Sendable {
             return
         }
         let key = Key(size: modified.size, modified: modified.time, digest: digest, zone: zone.identifier)
-        let bytes = image(facts: facts, ledger: ledger, key: key, layout: layout, now: now)
+        let bytes = image(facts: facts, ledger: ledger, listing: listing, key: key, layout: layout, now: now)
         // Not flushed: a snapshot cut short by a crash fails its own fingerprint and is ignored. One
         // name for the temp file: only the writer holding the store's lock writes it.
         let temp = path + ".tmp"
@@ -189,8 +193,8 @@ public struct Snapshot: Sendable {
 
     /// The snapshot beside `store`, when it stands for that very file as it is now, read in `zone` at
     /// `now`; `nil` otherwise (no snapshot, another file, a broken image: the caller reads the store).
-    /// With `keepingFile`, the snapshot holds the store's bytes too (`file`).
-    static func load(directory: String, store: String, zone: TimeZone, now: Date, keepingFile: Bool = false) -> Snapshot? {
+    /// With `keepingFile`, the snapshot holds the store's bytes too (`file`); with `listing`, the records' order (`listing`).
+    static func load(directory: String, store: String, zone: TimeZone, now: Date, keepingFile: Bool = false, listing: Bool = false) -> Snapshot? {
         guard let bytes = try? FileSystem.read(path(in: directory), limit: PortfolioStore.readLimit),
               bytes.count > magic.count + 28, bytes.starts(with: magic),
               let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else { return nil }
@@ -217,11 +221,12 @@ public struct Snapshot: Sendable {
             r.table = try r.array(each: 4) { r throws(ImageError) in try r.rawString() }
             let currencies = Set(try r.array(each: 4) { r throws(ImageError) in try r.string() })
             let ledger = try Ledger.read(from: &r)
-            guard r.atEnd, let read = settings(of: target, key: key, layout: layout, keeping: keepingFile),
+            let order = listing ? try Listing.read(from: &r, records: count) : nil
+            guard !listing || r.atEnd, let read = settings(of: target, key: key, layout: layout, keeping: keepingFile),
                   var book = try? PortfolioCodec.decode(read.settings, path: store), book.transactions.isEmpty else { return nil }
             book.omitted = OmittedTransactions(count: count, currencies: currencies)
             return Snapshot(book: book, ledger: ledger, facts: Facts(count: count, currencies: currencies, latest: latest), key: key, layout: layout,
-                            file: read.file)
+                            file: read.file, listing: order)
         } catch {
             return nil
         }
@@ -234,4 +239,144 @@ public struct OmittedTransactions: Sendable, Equatable {
     public var count: Int
     /// The currencies their money is in.
     public var currencies: Set<String>
+}
+
+/// The records in replay order as `list` walks them (newest first), kept in the snapshot apart from the
+/// ledger and read only by `list`: where each record is in the file, which records make one line, and
+/// how many lines each set of portfolios has (the "20 of 5000" a limited listing counts).
+struct Listing: Sendable, Equatable {
+    /// Per replay position: the record's place in the file.
+    var order: [UInt32] = []
+    /// Per replay position: the replay position of the other leg of its line (a swap, a move, a cash
+    /// transfer or exchange: not a saving plan's deposit and buy, which are two lines), or -1.
+    var partner: [Int32] = []
+    /// Lines by the portfolios of their legs (sorted, each once).
+    var lines: [[String]: Int] = [:]
+
+    init() {}
+
+    init(_ transactions: [Transaction]) {
+        append(transactions)
+    }
+
+    /// Goes on with `legs`, records after those of the listing, each later in the replay than every one
+    /// of them. `false` (the listing unchanged) when a leg is linked to a record outside `legs`.
+    @discardableResult
+    mutating func append(_ legs: [Transaction]) -> Bool {
+        let base = order.count
+        var groups: [UUID: [Int]] = [:]
+        for (i, t) in legs.enumerated() { if let link = t.linkedId { groups[link, default: []].append(i) } }
+        let order = Ledger.chronologicalIndices(legs)
+        var position = [Int](repeating: 0, count: legs.count)
+        for (p, i) in order.enumerated() { position[i] = p }
+        var partner = [Int32](repeating: -1, count: legs.count)
+        for (p, i) in order.enumerated() {
+            guard let link = legs[i].linkedId, let group = groups[link] else { continue }
+            // A link to a record already stored: only a whole listing can place it.
+            if base > 0 && group.count < 2 { return false }
+            if group.count == 2, LinkKind.of(legs[group[0]], legs[group[1]])?.name != LinkKind.savingPlan {
+                partner[p] = Int32(base + position[group[0] == i ? group[1] : group[0]])
+            }
+        }
+        var lines = self.lines
+        for (p, i) in order.enumerated() where partner[p] < 0 || Int(partner[p]) - base < p {
+            var names = [legs[i].portfolio]
+            if partner[p] >= 0 { names.append(legs[order[Int(partner[p]) - base]].portfolio) }
+            lines[Array(Set(names)).sorted(), default: 0] += 1
+        }
+        self.order += order.map { UInt32(base + $0) }
+        self.partner += partner
+        self.lines = lines
+        return true
+    }
+
+    /// How many lines have a leg in one of `portfolios`.
+    func count(in portfolios: Set<String>) -> Int {
+        lines.reduce(0) { sum, entry in entry.key.contains(where: portfolios.contains) ? sum + entry.value : sum }
+    }
+
+    func write(to w: inout ImageWriter) {
+        w.count(order.count)
+        for (i, p) in zip(order, partner) {
+            w.u32(i)
+            w.u32(UInt32(bitPattern: p))
+        }
+        let sorted = lines.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        w.count(sorted.count)
+        for (names, n) in sorted {
+            w.count(names.count)
+            for name in names { w.string(name) }
+            w.int(n)
+        }
+    }
+
+    static func read(from r: inout ImageReader, records: Int) throws(ImageError) -> Listing {
+        var listing = Listing()
+        let n = try r.count(each: 8)
+        guard n == records else { throw ImageError() }
+        listing.order.reserveCapacity(n)
+        listing.partner.reserveCapacity(n)
+        for _ in 0..<n {
+            let i = try r.u32(), p = Int32(bitPattern: try r.u32())
+            guard Int(i) < n, p >= -1, Int(p) < n else { throw ImageError() }
+            listing.order.append(i)
+            listing.partner.append(p)
+        }
+        let sets = try r.count(each: 12)
+        for _ in 0..<sets {
+            let names = try r.array(each: 4) { r throws(ImageError) in try r.string() }
+            listing.lines[names] = try r.int()
+        }
+        return listing
+    }
+}
+
+extension Snapshot {
+    /// The newest `limit` lines of `list` with a leg in `portfolios`, newest first (a line's legs in file
+    /// order, as `list` groups them), and how many lines have a leg there; `nil` when this snapshot was
+    /// not read with its listing and the file's bytes, or a record cannot be read (the caller reads the file).
+    /// Only the records shown (and those of other portfolios passed on the way) are read.
+    public func latestLines(_ limit: Int, in portfolios: Set<String>, zone: TimeZone) -> (lines: [[Transaction]], total: Int)? {
+        guard let listing, let file, layout.tail <= file.count else { return nil }
+        // Where each record's line starts: one record a line, after "\n    ".
+        var starts: [Int] = []
+        starts.reserveCapacity(listing.order.count + 1)
+        let found: Bool = file.withUnsafeBytes { all in
+            guard let base = all.baseAddress else { return false }
+            var at = layout.head
+            while at < layout.tail, let hit = memchr(base + at, 0x0A, layout.tail - at) {
+                let offset = UnsafeRawPointer(hit) - base
+                starts.append(offset + 1)
+                at = offset + 1
+            }
+            return true
+        }
+        // The records end where the array's closing line begins (`layout.tail`).
+        guard found, starts.count == listing.order.count else { return nil }
+        func record(_ index: Int) -> Transaction? {
+            var end = index + 1 < starts.count ? starts[index + 1] - 1 : layout.tail
+            if end > starts[index], file[end - 1] == UInt8(ascii: ",") { end -= 1 }
+            var r = JSONReader(bytes: Array(file[starts[index]..<end]))
+            return try? PortfolioCodec.readTransaction(&r, version: Book.formatVersion)
+        }
+        var lines: [[Transaction]] = []
+        var position = listing.order.count - 1
+        while lines.count < limit && position >= 0 {
+            defer { position -= 1 }
+            let other = Int(listing.partner[position])
+            if other > position { continue }  // shown with its later leg
+            var indices = [Int(listing.order[position])]
+            if other >= 0 { indices.append(Int(listing.order[other])) }
+            indices.sort()
+            var legs: [Transaction] = []
+            for i in indices {
+                guard let t = record(i) else { return nil }
+                legs.append(t)
+            }
+            guard legs.contains(where: { portfolios.contains($0.portfolio) }) else { continue }
+            legs.placeDays(in: zone)
+            lines.append(legs)
+        }
+        return (lines, listing.count(in: portfolios))
+    }
 }
