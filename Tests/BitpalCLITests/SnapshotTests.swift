@@ -83,10 +83,14 @@ final class SnapshotTests: XCTestCase {
         unlink(snapshotPath(s))
         let fromFile = outputs(s)
         XCTAssertEqual(withSnapshot, fromFile)
-        XCTAssertNil(snapshot(of: s), "a read does not write one")
-        // The next write makes it again.
+        // The first report read the file and left a snapshot of it for the reports only (not `list`).
+        let readMade = try XCTUnwrap(snapshot(of: s))
+        XCTAssertFalse(readMade.canonical)
+        XCTAssertNil(latestLines(of: s, 3, in: ["main"]))
+        XCTAssertEqual(outputs(s), fromFile)
+        // The next write makes it again, whole.
         s.ok(["add", "buy", "bitcoin", "0.01", "61000"])
-        XCTAssertNotNil(snapshot(of: s))
+        XCTAssertEqual(snapshot(of: s)?.canonical, true)
         let after = outputs(s)
         unlink(snapshotPath(s))
         XCTAssertEqual(after, outputs(s))
@@ -123,12 +127,17 @@ final class SnapshotTests: XCTestCase {
         let s = sampleBook()
         let before = outputs(s)
         let text = try XCTUnwrap(String(data: try XCTUnwrap(s.storeBytes), encoding: .utf8))
-        // The same length, the same modification time: only the fingerprint tells.
+        // The same length, the same modification time to the nanosecond: only the fingerprint tells.
+        let made = try XCTUnwrap(snapshot(of: s))
         let edited = text.replacingOccurrences(of: #""amount": "0.25""#, with: #""amount": "0.35""#)
         XCTAssertNotEqual(edited, text)
-        let attributes = try FileManager.default.attributesOfItem(atPath: s.storePath)
+        var st = stat()
+        XCTAssertEqual(stat(s.storePath, &st), 0)
         try Data(edited.utf8).write(to: URL(fileURLWithPath: s.storePath))
-        try FileManager.default.setAttributes([.modificationDate: try XCTUnwrap(attributes[.modificationDate])], ofItemAtPath: s.storePath)
+        var times = [st.st_atim, st.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, s.storePath, &times, 0), 0)
+        let now = try XCTUnwrap(Snapshot.modification(of: s.storePath))
+        XCTAssertTrue(now.size == made.key.size && now.time == made.key.modified, "only the bytes differ")
         XCTAssertNil(snapshot(of: s))
         let afterEdit = outputs(s)
         XCTAssertNotEqual(afterEdit, before)
@@ -186,6 +195,26 @@ final class SnapshotTests: XCTestCase {
         let after = s.run(["holdings"])
         XCTAssertTrue(after.err.contains("breaks"), after.description)
         XCTAssertFalse(FileManager.default.fileExists(atPath: snapshotPath(s)), "a read does not make one")
+    }
+
+    /// The reports do read it: a snapshot that stands for the file but holds other figures (made here on
+    /// purpose) is what they show. (So the tests above, which find the same output, compared two paths.)
+    func testTheReportsReadTheSnapshot() throws {
+        let s = sampleBook()
+        let shown = s.ok(["holdings", "--json"]).out
+        let made = try XCTUnwrap(snapshot(of: s))
+        var ledger = made.ledger
+        ledger.positionList.removeAll { $0.key.assetId == "AAPL" }
+        ledger.positionIndex = Dictionary(uniqueKeysWithValues: ledger.positionList.enumerated().map { ($1.key, $0) })
+        var hash = ContentHash()
+        hash.update(try XCTUnwrap(FileSystem.read(s.storePath)))
+        Snapshot.write(made.facts, ledger: ledger, listing: Listing(), store: s.storePath, digest: hash.digest, layout: made.layout,
+                       canonical: false, directory: s.dir, zone: TimeZone(identifier: "Europe/Berlin") ?? .current, now: s.now)
+        XCTAssertNotNil(snapshot(of: s))
+        let forged = s.ok(["holdings", "--json"]).out
+        XCTAssertTrue(shown.contains("AAPL") && !forged.contains("AAPL"), forged)
+        unlink(snapshotPath(s))
+        XCTAssertEqual(s.ok(["holdings", "--json"]).out, shown)
     }
 
     /// `check` never reads it: a garbled snapshot beside a good file is no problem of the book.

@@ -58,6 +58,26 @@ import Testing
         }
     }
 
+    /// A book of many small rewards kept in FIFO lots (each reward a lot and an income event): the
+    /// snapshot is never bigger than the file (when it would be, there is none).
+    @Test func theSnapshotIsNeverBiggerThanTheFile() throws {
+        for method in [CostBasisMethod.fifo, .hifo, .average] {
+            let store = PortfolioStore(directory: scratchDirectory(), timeZone: TimeZone(identifier: "UTC") ?? .current)
+            defer { try? FileManager.default.removeItem(atPath: store.directory) }
+            var book = Book(portfolios: [Portfolio(name: "main", costBasisMethod: method)])
+            book.transactions = (0..<500).map { i in
+                record(.reward, "ethereum", "0.00\(i + 1)", price: "\(2000 + i)", on: ISODate.format(day("2024-01-01").addingTimeInterval(Double(i) * 3600)))
+            }
+            try store.update(now: Self.now) { b in
+                b = book
+                return (true, ())
+            }
+            let file = try #require(try FileSystem.read(store.path)).count
+            let snapshot = (try? FileManager.default.attributesOfItem(atPath: Snapshot.path(in: store.directory))[.size] as? Int) ?? nil
+            #expect(snapshot.map { $0 < file } ?? true, "\(method): \(snapshot ?? 0) bytes beside \(file)")
+        }
+    }
+
     /// Back-dated, a duplicate id, a sale of more than is held, a setting changed, no snapshot, a
     /// snapshot of another file: `append` writes nothing and says so (`nil`); `update` does the rest.
     @Test func whatCannotGoOnFromTheSnapshotIsLeftToUpdate() throws {
@@ -68,6 +88,8 @@ import Testing
             ("back-dated", { $0.add([record(.buy, "bitcoin", "1", price: "1", on: "2020-01-01")]) }),
             ("a duplicate id", { $0.add([record(.buy, "bitcoin", "1", price: "1", on: "2026-01-01", id: book.transactions[7].id)]) }),
             ("an oversell", { $0.add([record(.sell, "bitcoin", "99999999", price: "1", on: "2026-01-01")]) }),
+            ("at the last record's instant", { $0.add([record(.buy, "bitcoin", "1", price: "1", on: ISODate.format(book.transactions.map(\.date).max() ?? Self.now))]) }),
+            ("a deposit at the last instant", { $0.add([record(.deposit, "", "10", on: ISODate.format(book.transactions.map(\.date).max() ?? Self.now), portfolio: "trading")]) }),
             ("a future date", { $0.add([record(.buy, "bitcoin", "1", price: "1", on: "2031-01-01")]) }),
             ("a setting", { b in
                 b.portfolios.append(Portfolio(name: "more"))

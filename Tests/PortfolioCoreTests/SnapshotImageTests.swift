@@ -20,9 +20,27 @@ import Testing
         return ledger
     }
 
+    /// Both the images and what the ledgers show (positions with their open lots and cycles, closed
+    /// cycles, income, totals, cash, links, lots on the move, records applied): a field the image left
+    /// out shows here.
     static func same(_ a: Ledger, _ b: Ledger) -> Bool {
         let x = image(a), y = image(b)
-        return x.table == y.table && x.bytes == y.bytes
+        return x.table == y.table && x.bytes == y.bytes && shown(a) == shown(b)
+    }
+
+    static func shown(_ l: Ledger) -> String {
+        var out = ""
+        for p in l.positions.values.sorted(by: { $0.key < $1.key }) {
+            out += "\(p.key) \(p.lots.method) \(p.lots.quantity) \(p.lots.costBasis) \(p.lots.open) \(p.lots.byAcquisition) \(String(describing: p.cycleAcquired))"
+            out += " \(String(describing: p.cycleAcquisitionCost)) \(String(describing: p.cycleSold)) \(String(describing: p.cycleSoldGross))"
+            out += " \(p.cycleRealizedBasis) \(p.cycleRealized) \(String(describing: p.openedDate)) \(String(describing: p.lastDisposalDate))"
+            out += " \(String(describing: p.openedDay)) \(String(describing: p.lastDisposalDay))\n"
+        }
+        out += "\(l.closed)\n\(l.income)\n\(l.portfolioTotals.map { "\($0.portfolio) \($0.totals)" })\n"
+        out += "\(l.cash.sorted { "\($0.key)" < "\($1.key)" })\n\(l.cashAtCost.sorted { "\($0.key)" < "\($1.key)" })\n"
+        out += "\(l.exchangeCosts.sorted { $0.key.uuidString < $1.key.uuidString })\n\(l.savingLinks.map(\.uuidString).sorted())\n"
+        out += "\(l.moving.sorted { $0.key.uuidString < $1.key.uuidString })\n\(l.applied) \(l.damaged) \(l.options.trackingCash.sorted()) \(l.options.methods.sorted { $0.key < $1.key })"
+        return out
     }
 
     /// Random lot histories under every method and mixes of them (moves between methods, splits,

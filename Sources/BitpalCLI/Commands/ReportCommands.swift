@@ -7,10 +7,12 @@ extension Context {
     /// held coin's newest quote is over 60 s old, unless offline. Registered assets are never fetched.
     func reports(refresh: Bool, all: Bool, currency: String? = nil, tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
         let session = try session()
-        var (book, replayed) = try session.repository.loadForReports()
+        // A report that replays otherwise (lot parts kept, a method tried) reads the records; the others
+        // read the snapshot when it stands for the store (`Repository.loadForReports`).
+        var (book, replayed, source) = Session.isPlain(tune) ? try session.repository.loadForReports() : (try session.repository.loadBook(), nil, nil)
         let code = try currency.map { try FXOptions.currency($0, field: "--currency") }
-        let reports = try session.reports(book, replayed: replayed, portfolios: try selection(in: book, all: all), refresh: refresh, currency: code,
-                                          names: names, tune: tune)
+        let reports = try session.reports(book, replayed: replayed, source: source, portfolios: try selection(in: book, all: all), refresh: refresh,
+                                          currency: code, names: names, tune: tune)
         // The book is not needed any more: destroyed on another thread while the report is printed.
         Parallel.discard(&book, leaving: Book())
         return reports

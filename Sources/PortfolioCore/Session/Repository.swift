@@ -38,11 +38,20 @@ public final class Repository {
     /// What reports read: from the snapshot the last write left (`Snapshot`), when it stands for the
     /// store as it is now, the book without its transactions (`Book.omitted`) and its replay; else the
     /// whole book, read and checked as `loadBook` reads it, and no replay.
-    public func loadForReports() throws -> (book: Book, ledger: Ledger?) {
-        guard var snapshot = store.loadSnapshot(now: now) else { return (try loadBook(), nil) }
-        resolver.remember(snapshot.book)
-        snapshot.book.moreRates = prices.cachedRates
-        return (snapshot.book, snapshot.ledger)
+    ///
+    /// Read whole, the book comes with its `source`, so that the report can leave a snapshot of it
+    /// (`Session.reports`) for the next one.
+    public func loadForReports() throws -> (book: Book, ledger: Ledger?, source: SnapshotSource?) {
+        let store = self.store
+        if var snapshot = store.loadSnapshot(now: now) {
+            resolver.remember(snapshot.book)
+            snapshot.book.moreRates = prices.cachedRates
+            return (snapshot.book, snapshot.ledger, nil)
+        }
+        var (book, source) = try store.loadKeyed()
+        resolver.remember(book)
+        book.moreRates = prices.cachedRates
+        return (book, nil, source)
     }
 
     /// The snapshot with the records' order and the file's bytes, for `list --limit` (`Snapshot.latestLines`),

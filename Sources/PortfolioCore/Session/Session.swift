@@ -144,6 +144,12 @@ public final class Session {
     /// problems reported as a notice. `names` words them. Cash movements are kept only with `cashMovements`.
     public func checkedLedger(_ book: Book, replaying: Bool = true, cashMovements: Bool = false, names: MessageNames,
                               tune: (inout LedgerOptions) -> Void = { _ in }) -> Ledger {
+        checkedHistory(book, replaying: replaying, cashMovements: cashMovements, names: names, tune: tune).ledger
+    }
+
+    /// `checkedLedger`, with the problems it reported.
+    func checkedHistory(_ book: Book, replaying: Bool = true, cashMovements: Bool = false, names: MessageNames,
+                        tune: (inout LedgerOptions) -> Void = { _ in }) -> CheckedHistory {
         var options = book.ledgerOptions
         options.keepingCashMovements = cashMovements
         tune(&options)
@@ -154,7 +160,7 @@ public final class Session {
             let first = checked.problems.prefix(2).map { PortfolioStore.describe($0, lines: lines, names: names) }
             notify(.storeBreaksRules(path: store.path, problems: first, count: checked.problems.count, leftOut: replaying))
         }
-        return checked.ledger
+        return checked
     }
 
     /// The reports of `portfolios` with fresh-enough prices: replays every portfolio and (with
@@ -164,12 +170,21 @@ public final class Session {
     /// `tune` changes how the book is replayed (disposals kept, a method tried in place of a portfolio's own).
     /// `replayed` is the book's replay as reports make it, when known (`Repository.loadForReports`): used
     /// unless `tune` asks for another; a book without its transactions (`Book.omitted`) is then read whole.
-    public func reports(_ book: Book, replayed: Ledger? = nil, portfolios: Set<String>, refresh: Bool, currency: String? = nil,
-                        names: MessageNames, tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
-        if book.omitted != nil, replayed == nil || !Self.isPlain(tune) {
+    /// Otherwise, with the `source` of the book read, a replay that finds no rule broken is left as a snapshot.
+    public func reports(_ book: Book, replayed: Ledger? = nil, source: SnapshotSource? = nil, portfolios: Set<String>, refresh: Bool,
+                        currency: String? = nil, names: MessageNames, tune: (inout LedgerOptions) -> Void = { _ in }) throws -> Reports {
+        let plain = Self.isPlain(tune)
+        if book.omitted != nil, replayed == nil || !plain {
             return try reports(try repository.loadBook(), portfolios: portfolios, refresh: refresh, currency: currency, names: names, tune: tune)
         }
-        let ledger = Self.isPlain(tune) ? replayed ?? checkedLedger(book, names: names, tune: tune) : checkedLedger(book, names: names, tune: tune)
+        let ledger: Ledger
+        if plain, let replayed {
+            ledger = replayed
+        } else {
+            let checked = checkedHistory(book, names: names, tune: tune)
+            ledger = checked.ledger
+            if plain, let source, checked.problems.isEmpty { repository.store.refreshSnapshot(source, book: book, ledger: ledger, now: now) }
+        }
         let (quotes, base) = try reportPrices(book, ledger: ledger, portfolios: portfolios, currency: currency, refresh: refresh, history: nil)
         var reports = Reports(ledger: ledger, prices: quotes, now: now, portfolios: portfolios, baseCurrency: base,
                               rates: prices.fxTable(book, prices: quotes), asset: resolver.assetLookup(ledger.positions.keys.map(\.assetId) + ledger.income.map(\.assetId)))
@@ -202,7 +217,7 @@ public final class Session {
     }
 
     /// Whether `tune` leaves a report's replay as it is (nothing more kept, no method changed).
-    static func isPlain(_ tune: (inout LedgerOptions) -> Void) -> Bool {
+    public static func isPlain(_ tune: (inout LedgerOptions) -> Void) -> Bool {
         var options = LedgerOptions(keepingCashMovements: false)
         tune(&options)
         return options.trackingCash.isEmpty && options.methods.isEmpty && !options.keepingCashMovements && !options.keepingDisposals

@@ -301,6 +301,19 @@ public final class FileLock {
         try take(directory)
     }
 
+    /// The lock on the folder `directory` if nobody holds it now; `nil` (at once) otherwise.
+    public static func ifFree(directory: String) -> FileLock? {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        return FileLock(holding: fd)
+    }
+
+    private init(holding fd: Int32) { self.fd = fd }
+
     private func take(_ path: String) throws(StoreError) {
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }

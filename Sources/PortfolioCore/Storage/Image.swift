@@ -25,11 +25,19 @@ struct ImageWriter {
         u64(UInt64(truncatingIfNeeded: v >> 64))
     }
     mutating func count(_ n: Int) { u32(UInt32(n)) }
-    mutating func fixed(_ v: Fixed18) { u128(v.units) }
+    /// A number in as few bytes as it needs: their count, then the bytes, lowest first.
+    mutating func varU128(_ v: UInt128) {
+        let n = (128 - v.leadingZeroBitCount + 7) / 8
+        u8(UInt8(n))
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0.prefix(n)) }
+    }
+    /// A whole number, zigzag-coded in as few bytes as it needs.
+    mutating func varInt(_ v: Int) { varU128(UInt128(UInt64(bitPattern: Int64((v << 1) ^ (v >> 63))))) }
+    mutating func fixed(_ v: Fixed18) { varU128(v.units) }
     mutating func exact(_ v: Exact36) {
         bool(v.negative)
-        u128(v.high)
-        u128(v.low)
+        varU128(v.high)
+        varU128(v.low)
     }
     /// A date as the bits of its seconds since 2001: read back exactly.
     mutating func date(_ v: Date) { u64(v.timeIntervalSinceReferenceDate.bitPattern) }
@@ -109,16 +117,40 @@ struct ImageReader {
         guard n <= (bytes.count - at) / max(size, 1) else { throw ImageError() }
         return n
     }
-    mutating func fixed() throws(ImageError) -> Fixed18 { Fixed18(units: try u128()) }
+    mutating func varU128() throws(ImageError) -> UInt128 {
+        let n = Int(try u8())
+        guard n <= 16 else { throw ImageError() }
+        let i = try take(n)
+        var v: UInt128 = 0
+        for k in 0..<n { v |= UInt128(bytes[i + k]) << (8 * k) }
+        // As written: no byte more than the number needs.
+        guard n == 0 || bytes[i + n - 1] != 0 else { throw ImageError() }
+        return v
+    }
+    /// A whole number within ±2⁴⁰ (counters and places: anything larger is not from a writer).
+    mutating func varInt() throws(ImageError) -> Int {
+        let zigzag = try varU128()
+        guard zigzag < 1 << 41 else { throw ImageError() }
+        let z = Int(zigzag)
+        return (z >> 1) ^ -(z & 1)
+    }
+    mutating func fixed() throws(ImageError) -> Fixed18 { Fixed18(units: try varU128()) }
     mutating func exact() throws(ImageError) -> Exact36 {
         let negative = try bool()
-        let high = try u128()
-        return Exact36(negative: negative, high: high, low: try u128())
+        let high = try varU128()
+        return Exact36(negative: negative, high: high, low: try varU128())
     }
+    /// A date between the years 1 and 9999 (as every stored one is).
     mutating func date() throws(ImageError) -> Date {
         let seconds = Double(bitPattern: try u64())
-        guard seconds.isFinite else { throw ImageError() }
+        guard seconds.isFinite, seconds > -63_200_000_000, seconds < 252_500_000_000 else { throw ImageError() }
         return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+    /// A calendar day (days since 1970) between the years 1 and 9999.
+    mutating func day() throws(ImageError) -> Int64 {
+        let d = try i64()
+        guard d > -720_000, d < 2_933_000 else { throw ImageError() }
+        return d
     }
     mutating func uuid() throws(ImageError) -> UUID {
         let i = try take(16)

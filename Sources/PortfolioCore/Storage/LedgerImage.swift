@@ -27,7 +27,7 @@ extension Ledger {
         }
         w.count(savingLinks.count)
         for link in savingLinks.sorted(by: { Self.bits($0) < Self.bits($1) }) { w.uuid(link) }
-        w.int(applied)
+        w.varInt(applied)
         w.count(positionList.count)
         for p in positionList { Self.write(p, to: &w) }
         w.count(closed.count)
@@ -66,13 +66,14 @@ extension Ledger {
         options.keepingDisposals = try r.bool()
         options.keepingChanges = try r.bool()
         var ledger = Ledger(options)
-        let costs = try r.count(each: 49)
+        let costs = try r.count(each: 19)
         for _ in 0..<costs {
             let link = try r.uuid()
             ledger.exchangeCosts[link] = try r.exact()
         }
         ledger.savingLinks = Set(try r.array(each: 16) { r throws(ImageError) in try r.uuid() })
-        ledger.applied = try r.int()
+        ledger.applied = try r.varInt()
+        guard ledger.applied >= 0 else { throw ImageError() }
         ledger.positionList = try r.array(each: 8) { r throws(ImageError) in try readPosition(&r) }
         for (i, p) in ledger.positionList.enumerated() {
             guard ledger.positionIndex.updateValue(i, forKey: p.key) == nil else { throw ImageError() }
@@ -92,13 +93,16 @@ extension Ledger {
         let moves = try r.count(each: 20)
         for _ in 0..<moves {
             let link = try r.uuid()
-            ledger.moving[link] = try r.array(each: 16) { r throws(ImageError) in try readLot(&r) }
+            ledger.moving[link] = try r.array(each: 8) { r throws(ImageError) in try readLot(&r) }
         }
         ledger.cashList = try r.array(each: 8) { r throws(ImageError) in
             let key = CashKey(portfolio: try r.string(), currency: try r.string())
             let balance = try r.exact()
             return (key, balance, try r.exact())
         }
+        // Keys the ledger finds one of: two would be a file no writer wrote.
+        guard Set(ledger.cashList.map(\.key)).count == ledger.cashList.count,
+              Set(ledger.portfolioTotals.map(\.portfolio)).count == ledger.portfolioTotals.count else { throw ImageError() }
         return ledger
     }
 
@@ -109,8 +113,9 @@ extension Ledger {
         w.exact(lot.basis)
         w.optional(lot.acquired) { $0.date($1) }
         w.optional(lot.source) { $0.uuid($1) }
-        w.int(lot.order)
-        w.exact(lot.unitCost)
+        w.varInt(lot.order)
+        // HIFO's key only where HIFO keeps it (zero elsewhere).
+        w.optional(lot.unitCost == .zero ? nil : lot.unitCost) { $0.exact($1) }
     }
 
     private static func readLot(_ r: inout ImageReader) throws(ImageError) -> Lot {
@@ -118,8 +123,8 @@ extension Ledger {
         let basis = try r.exact()
         let acquired = try r.optional { r throws(ImageError) in try r.date() }
         let source = try r.optional { r throws(ImageError) in try r.uuid() }
-        var lot = Lot(quantity: quantity, basis: basis, acquired: acquired, source: source, order: try r.int())
-        lot.unitCost = try r.exact()
+        var lot = Lot(quantity: quantity, basis: basis, acquired: acquired, source: source, order: try r.varInt())
+        lot.unitCost = try r.optional { r throws(ImageError) in try r.exact() } ?? .zero
         return lot
     }
 
@@ -136,9 +141,9 @@ extension Ledger {
         w.count(lots.heap.count)
         for ranked in lots.heap {
             write(ranked.lot, to: &w)
-            w.int(ranked.arrival)
+            w.varInt(ranked.arrival)
         }
-        w.int(lots.arrivals)
+        w.varInt(lots.arrivals)
         w.optional(p.cycleAcquired) { $0.fixed($1) }
         w.optional(p.cycleAcquisitionCost) { $0.exact($1) }
         w.optional(p.cycleSold) { $0.fixed($1) }
@@ -156,12 +161,12 @@ extension Ledger {
         var p = Position(key: key, method: try r.named(CostBasisMethod.self))
         p.lots.quantity = try r.fixed()
         p.lots.costBasis = try r.exact()
-        p.lots.lots = try r.array(each: 16) { r throws(ImageError) in try readLot(&r) }
-        p.lots.heap = try r.array(each: 24) { r throws(ImageError) in
+        p.lots.lots = try r.array(each: 8) { r throws(ImageError) in try readLot(&r) }
+        p.lots.heap = try r.array(each: 9) { r throws(ImageError) in
             let lot = try readLot(&r)
-            return Lots.Ranked(lot: lot, arrival: try r.int())
+            return Lots.Ranked(lot: lot, arrival: try r.varInt())
         }
-        p.lots.arrivals = try r.int()
+        p.lots.arrivals = try r.varInt()
         p.cycleAcquired = try r.optional { r throws(ImageError) in try r.fixed() }
         p.cycleAcquisitionCost = try r.optional { r throws(ImageError) in try r.exact() }
         p.cycleSold = try r.optional { r throws(ImageError) in try r.fixed() }
@@ -170,8 +175,8 @@ extension Ledger {
         p.cycleRealized = try r.exact()
         p.openedDate = try r.optional { r throws(ImageError) in try r.date() }
         p.lastDisposalDate = try r.optional { r throws(ImageError) in try r.date() }
-        p.openedDay = try r.optional { r throws(ImageError) in try r.i64() }
-        p.lastDisposalDay = try r.optional { r throws(ImageError) in try r.i64() }
+        p.openedDay = try r.optional { r throws(ImageError) in try r.day() }
+        p.lastDisposalDay = try r.optional { r throws(ImageError) in try r.day() }
         return p
     }
 
@@ -199,8 +204,8 @@ extension Ledger {
         let avgSell = try r.optional { r throws(ImageError) in try r.exact() }
         let realized = try r.exact()
         let opened = try r.date(), closedDate = try r.date()
-        let openedDay = try r.optional { r throws(ImageError) in try r.i64() }
-        let closedDay = try r.optional { r throws(ImageError) in try r.i64() }
+        let openedDay = try r.optional { r throws(ImageError) in try r.day() }
+        let closedDay = try r.optional { r throws(ImageError) in try r.day() }
         let closingPnL = try r.exact(), closingCost = try r.exact()
         // Made as the replay made it (the closing figures), then given the figures shown.
         var c = ClosedPosition(portfolio: portfolio, assetId: assetId, acquired: acquired, totalCost: closingCost, avgCostPrice: avgCost,
@@ -229,7 +234,7 @@ extension Ledger {
         let portfolio = try r.string(), assetId = try r.string()
         let type = try r.named(TransactionType.self)
         let date = try r.date()
-        let day = try r.optional { r throws(ImageError) in try r.i64() }
+        let day = try r.optional { r throws(ImageError) in try r.day() }
         let gross = try r.exact(), tax = try r.exact()
         return IncomeEvent(transactionId: id, portfolio: portfolio, assetId: assetId, type: type, date: date, day: day, gross: gross,
                            taxWithheld: tax, net: try r.exact())

@@ -143,11 +143,13 @@ public enum PortfolioCodec {
     /// records are read (its bytes read as zeros afterwards): for a buffer read for this call alone.
     ///
     /// Records dated a calendar day count from that day's first instant in `timeZone`.
+    ///
+    /// `records` is told where the transactions are (`StoreLayout`), when the document has them.
     public static func decode(_ buffer: ByteBuffer, path: String, settingsOnly: Bool = false, releasingConsumed: Bool = false,
-                              timeZone: TimeZone = .current) throws(StoreError) -> Book {
+                              timeZone: TimeZone = .current, records: (StoreLayout) -> Void = { _ in }) throws(StoreError) -> Book {
         var none: [(start: UInt32, count: UInt32)]?
         return try decodeDocument(buffer, path: path, settingsOnly: settingsOnly, spans: &none, timeZone: timeZone,
-                                  releasing: releasingConsumed ? (minimumBytes: 64 << 20, everyRecords: 32_768) : nil).book
+                                  releasing: releasingConsumed ? (minimumBytes: 64 << 20, everyRecords: 32_768) : nil, records: records).book
     }
 
     /// Parses a whole document and keeps, for a later `encode(_:reusing:)`, the lines of its records
@@ -180,7 +182,8 @@ public enum PortfolioCodec {
     static func decodeDocument(_ buffer: ByteBuffer, path: String, settingsOnly: Bool,
                                spans: inout [(start: UInt32, count: UInt32)]?, timeZone: TimeZone = .current,
                                releasing: (minimumBytes: Int, everyRecords: Int)? = nil,
-                               parallel: Bool = true, splitNear: Int? = nil) throws(StoreError) -> (book: Book, stopped: Bool) {
+                               parallel: Bool = true, splitNear: Int? = nil,
+                               records: (StoreLayout) -> Void = { _ in }) throws(StoreError) -> (book: Book, stopped: Bool) {
         var r = JSONReader(buffer: buffer)
         do {
             var p = Book(portfolios: [])
@@ -217,6 +220,11 @@ public enum PortfolioCodec {
                 case "transactions":
                     p.transactions.reserveCapacity(buffer.count / 170)
                     try r.beginArray()
+                    let head = r.mark
+                    defer {
+                        // Where the array's `]` is: just before where the reader stands after it.
+                        if r.mark > head, buffer.base[r.mark - 1] == UInt8(ascii: "]") { records(StoreLayout(head: head, tail: r.mark - 1)) }
+                    }
                     // The version comes first in every file bitpal writes; a hand-made file without it reads as version 2.
                     let v = version ?? Book.formatVersion
                     var strings = InternedStrings()

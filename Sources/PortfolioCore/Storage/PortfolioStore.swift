@@ -139,7 +139,7 @@ public struct PortfolioStore: Sendable {
         let locks = try lockFolders()
         defer { for lock in locks.reversed() { lock.unlock() } }
         guard let snapshot = Snapshot.load(directory: directory, store: path, zone: timeZone, now: now, keepingFile: true, listing: true),
-              let file = snapshot.file, var listing = snapshot.listing, snapshot.facts.count > 0, let latest = snapshot.facts.latest else { return nil }
+              snapshot.canonical, let file = snapshot.file, var listing = snapshot.listing, snapshot.facts.count > 0, let latest = snapshot.facts.latest else { return nil }
         var book = snapshot.book
         let done = try build(&book)
         let legs = book.transactions
@@ -287,17 +287,63 @@ public struct PortfolioStore: Sendable {
         Snapshot.load(directory: directory, store: path, zone: timeZone, now: now)
     }
 
+    /// `load`, and what a snapshot of the book read needs (`refreshSnapshot`): the file's key and where
+    /// its records are; `nil` with a file of an older version, or one that changed while it was read.
+    public func loadKeyed() throws(StoreError) -> (book: Book, source: SnapshotSource?) {
+        guard let target = try? FileSystem.resolvingSymlink(path), let before = Snapshot.modification(of: target),
+              let buffer = try FileSystem.readBuffer(path, limit: PortfolioStore.readLimit) else { return (try load(), nil) }
+        var hash = ContentHash()
+        hash.update(UnsafeRawBufferPointer(start: buffer.base, count: buffer.count))
+        var records: PortfolioCodec.StoreLayout?
+        let book = try PortfolioCodec.decode(buffer, path: path, releasingConsumed: true, timeZone: timeZone) { records = $0 }
+        guard let records, book.readVersion == Book.formatVersion, before.size == UInt64(buffer.count),
+              let after = Snapshot.modification(of: target), after.size == before.size, after.time == before.time else { return (book, nil) }
+        let key = Snapshot.Key(size: before.size, modified: before.time, digest: hash.digest, zone: timeZone.identifier)
+        return (book, SnapshotSource(key: key, layout: records))
+    }
+
+    /// Leaves a snapshot of `book` (read by `loadKeyed` as `source`) and its replay `ledger` (as reports
+    /// replay it, breaking no rule) when the store is not being written and is still the file read: so
+    /// the next report need not read it again (after a hand edit, a `git checkout`, an upgrade). Such a
+    /// snapshot serves reports only (`Snapshot.canonical` is false). A cache: nothing is said of a failure.
+    public func refreshSnapshot(_ source: SnapshotSource, book: Book, ledger: Ledger, now: Date) {
+        guard let locks = lockFoldersIfFree() else { return }
+        defer { for lock in locks.reversed() { lock.unlock() } }
+        guard let target = try? FileSystem.resolvingSymlink(path), let modified = Snapshot.modification(of: target),
+              modified.size == source.key.size, modified.time == source.key.modified else { return }
+        Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, listing: Listing(), store: path, digest: source.key.digest,
+                       layout: source.layout, canonical: false, directory: directory, zone: timeZone, now: now)
+    }
+
     /// Locks the data folder and, when `portfolio.json` is a link to a file in another folder,
     /// that folder too: always in the order of their real paths, so two processes never wait
     /// on each other.
     private func lockFolders() throws(StoreError) -> [FileLock] {
+        var locks: [FileLock] = []
+        for folder in try lockedFolders() { locks.append(try FileLock(directory: folder)) }
+        return locks
+    }
+
+    /// The folders a write locks, in the order it locks them.
+    private func lockedFolders() throws(StoreError) -> [String] {
         var folders = [realPath(directory)]
         let target = try FileSystem.resolvingSymlink(path)
         let targetFolder = realPath((target as NSString).deletingLastPathComponent)
         if targetFolder != folders[0] { folders.append(targetFolder) }
+        return folders.sorted()
+    }
+
+    /// The locks of a write when nobody holds them now; `nil` (at once, holding none) otherwise.
+    private func lockFoldersIfFree() -> [FileLock]? {
         var locks: [FileLock] = []
-        for folder in folders.sorted() { locks.append(try FileLock(directory: folder)) }
-        return locks
+        for folder in (try? lockedFolders()) ?? [] {
+            guard let lock = FileLock.ifFree(directory: folder) else {
+                for held in locks.reversed() { held.unlock() }
+                return nil
+            }
+            locks.append(lock)
+        }
+        return locks.isEmpty ? nil : locks
     }
 
     private func realPath(_ path: String) -> String {

@@ -20,8 +20,15 @@ import Glibc
 public struct Snapshot: Sendable {
     public static let fileName = ".portfolio.snapshot"
     static let magic = Array("bitpal-snapshot\n".utf8)
-    /// Raised whenever the image or what the replay derives changes: an image of another version is ignored.
+    /// Raised whenever the image changes: an image of another version is ignored.
     static let version: UInt32 = 1
+    /// Which bitpal made it: the executable's size and modification time. A snapshot another build made
+    /// is not used (an upgrade may replay differently), and the next write makes one anew.
+    static let maker: String = {
+        var st = stat()
+        guard stat("/proc/self/exe", &st) == 0 else { return "bitpal" }
+        return "\(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }()
 
     /// The file a snapshot stands for.
     struct Key: Equatable {
@@ -30,9 +37,11 @@ public struct Snapshot: Sendable {
         var digest: (UInt64, UInt64)
         /// The zone the records dated by day were placed in.
         var zone: String
+        /// The build that made it (`Snapshot.maker`).
+        var maker = Snapshot.maker
 
         static func == (a: Key, b: Key) -> Bool {
-            a.size == b.size && a.modified == b.modified && a.digest == b.digest && a.zone == b.zone
+            a.size == b.size && a.modified == b.modified && a.digest == b.digest && a.zone == b.zone && a.maker == b.maker
         }
     }
 
@@ -44,6 +53,9 @@ public struct Snapshot: Sendable {
     var facts: Facts
     var key: Key
     var layout: PortfolioCodec.StoreLayout
+    /// Made by a write, so the file is exactly as bitpal writes it (one record a line, in its form): what
+    /// `list --limit` and `append` need. A snapshot a read made stands for the file's figures only.
+    var canonical: Bool
     /// The bytes of the store it stands for, when asked for (`PortfolioStore.append` copies them).
     var file: [UInt8]?
     /// The records in replay order, when asked for (`list`, `PortfolioStore.append`).
@@ -77,7 +89,8 @@ public struct Snapshot: Sendable {
     static func path(in directory: String) -> String { directory + "/" + fileName }
 
     /// The image of `book` (as written to a file of `key`) and its replay `ledger`, checked at `now`.
-    static func image(facts: Facts, ledger: Ledger, listing: Listing, key: Key, layout: PortfolioCodec.StoreLayout, now: Date) -> [UInt8] {
+    static func image(facts: Facts, ledger: Ledger, listing: Listing, key: Key, layout: PortfolioCodec.StoreLayout, canonical: Bool,
+                      now: Date) -> [UInt8] {
         var body = ImageWriter(capacity: 1 << 16)
         let sorted = facts.currencies.sorted()
         body.count(sorted.count)
@@ -93,11 +106,13 @@ public struct Snapshot: Sendable {
         payload.u64(key.digest.0)
         payload.u64(key.digest.1)
         payload.rawString(key.zone)
+        payload.rawString(key.maker)
         payload.date(now)
         payload.int(facts.count)
         payload.optional(facts.latest) { $0.date($1) }
         payload.int(layout.head)
         payload.int(layout.tail)
+        payload.bool(canonical)
         payload.count(body.table.count)
         for s in body.table { payload.rawString(s) }
         var bytes = magic
@@ -119,18 +134,28 @@ public struct Snapshot: Sendable {
     /// Writes the snapshot of `book` beside the store, for the file just written (`digest` is its
     /// fingerprint). A cache: any failure leaves no snapshot, and is not an error.
     static func write(_ facts: Facts, ledger: Ledger, listing: Listing, store: String, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout,
-                      directory: String, zone: TimeZone, now: Date) {
+                      canonical: Bool = true, directory: String, zone: TimeZone, now: Date) {
         let path = path(in: directory)
         guard !ledger.damaged, let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else {
             unlink(path)
             return
         }
         let key = Key(size: modified.size, modified: modified.time, digest: digest, zone: zone.identifier)
-        let bytes = image(facts: facts, ledger: ledger, listing: listing, key: key, layout: layout, now: now)
+        write(image(facts: facts, ledger: ledger, listing: listing, key: key, layout: layout, canonical: canonical, now: now), to: path, within: key.size)
+    }
+
+    /// Writes `bytes` to `path` (renamed into place), unless they are not smaller than `limit`.
+    private static func write(_ bytes: [UInt8], to path: String, within limit: UInt64) {
+        // Never bigger than the file it stands for (lots and income of a book of tiny records could be).
+        guard UInt64(bytes.count) < limit else {
+            unlink(path)
+            return
+        }
         // Not flushed: a snapshot cut short by a crash fails its own fingerprint and is ignored. One
-        // name for the temp file: only the writer holding the store's lock writes it.
+        // name for the temp file (only the writer holding the store's lock writes it), made anew.
         let temp = path + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        unlink(temp)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             unlink(path)
             return
@@ -210,27 +235,37 @@ public struct Snapshot: Sendable {
             let size = try r.u64()
             let modifiedAt = (try r.i64(), try r.i64())
             let fingerprint = (try r.u64(), try r.u64())
-            let key = Key(size: size, modified: modifiedAt, digest: fingerprint, zone: try r.rawString())
+            let key = Key(size: size, modified: modifiedAt, digest: fingerprint, zone: try r.rawString(), maker: try r.rawString())
             let madeAt = try r.date()
             let count = try r.int()
             let latest = try r.optional { r throws(ImageError) in try r.date() }
             let layout = PortfolioCodec.StoreLayout(head: try r.int(), tail: try r.int())
+            let canonical = try r.bool()
             // The cheap parts of the key first; the fingerprint reads the whole file.
-            guard key.size == modified.size, key.modified == modified.time, key.zone == zone.identifier,
+            guard key.size == modified.size, key.modified == modified.time, key.zone == zone.identifier, key.maker == maker,
                   madeAt <= now, count >= 0, layout.head > 0, layout.head <= layout.tail, UInt64(layout.tail) <= key.size else { return nil }
             r.table = try r.array(each: 4) { r throws(ImageError) in try r.rawString() }
             let currencies = Set(try r.array(each: 4) { r throws(ImageError) in try r.string() })
             let ledger = try Ledger.read(from: &r)
-            let order = listing ? try Listing.read(from: &r, records: count) : nil
-            guard !listing || r.atEnd, let read = settings(of: target, key: key, layout: layout, keeping: keepingFile),
-                  var book = try? PortfolioCodec.decode(read.settings, path: store), book.transactions.isEmpty else { return nil }
+            let order = listing && canonical ? try Listing.read(from: &r, records: count) : nil
+            guard order == nil || r.atEnd, let read = settings(of: target, key: key, layout: layout, keeping: keepingFile),
+                  var book = try? PortfolioCodec.decode(read.settings, path: store), book.transactions.isEmpty,
+                  // Kept as this book keeps them (which portfolios track cash, each one's method).
+                  ledger.options.trackingCash == book.ledgerOptions.trackingCash, ledger.options.methods == book.ledgerOptions.methods
+            else { return nil }
             book.omitted = OmittedTransactions(count: count, currencies: currencies)
             return Snapshot(book: book, ledger: ledger, facts: Facts(count: count, currencies: currencies, latest: latest), key: key, layout: layout,
-                            file: read.file, listing: order)
+                            canonical: canonical, file: read.file, listing: order)
         } catch {
             return nil
         }
     }
+}
+
+/// What a snapshot of a book just read needs of the file it was read from (`PortfolioStore.loadKeyed`).
+public struct SnapshotSource: Sendable {
+    var key: Snapshot.Key
+    var layout: PortfolioCodec.StoreLayout
 }
 
 /// What reports need of transactions a book read from a snapshot does not hold (`Book.omitted`).
@@ -278,12 +313,22 @@ struct Listing: Sendable, Equatable {
                 partner[p] = Int32(base + position[group[0] == i ? group[1] : group[0]])
             }
         }
-        var lines = self.lines
+        // Counted by the portfolios of a line's legs: few, so found by comparing (no hashing per record).
+        var singles: [(name: String, count: Int)] = []
+        var pairs: [(names: [String], count: Int)] = []
         for (p, i) in order.enumerated() where partner[p] < 0 || Int(partner[p]) - base < p {
-            var names = [legs[i].portfolio]
-            if partner[p] >= 0 { names.append(legs[order[Int(partner[p]) - base]].portfolio) }
-            lines[Array(Set(names)).sorted(), default: 0] += 1
+            let a = legs[i].portfolio
+            let b = partner[p] >= 0 ? legs[order[Int(partner[p]) - base]].portfolio : a
+            if a == b {
+                if let k = singles.firstIndex(where: { $0.name == a }) { singles[k].count += 1 } else { singles.append((a, 1)) }
+            } else {
+                let names = a < b ? [a, b] : [b, a]
+                if let k = pairs.firstIndex(where: { $0.names == names }) { pairs[k].count += 1 } else { pairs.append((names, 1)) }
+            }
         }
+        var lines = self.lines
+        for (name, n) in singles { lines[[name], default: 0] += n }
+        for (names, n) in pairs { lines[names, default: 0] += n }
         self.order += order.map { UInt32(base + $0) }
         self.partner += partner
         self.lines = lines
