@@ -890,6 +890,8 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
                 if (workload == "coins" || workload == "mixed") && !name.hasSuffix("(no snapshot)") {
                     _ = timeProcess(binary, ["watch", "add", "bitcoin"], env: env)
                 }
+                // Settled on disk before a write is timed: its flush waits for nobody else's.
+                if writes { sync() }
             }
             if name.hasSuffix("(no snapshot)") { unlink("\(home)/\(Snapshot.fileName)") }
             if emptyCache.contains(name) { unlink("\(home)/prices.json") }  // into an empty cache each time

@@ -121,10 +121,16 @@ struct ImageReader {
         let n = Int(try u8())
         guard n <= 16 else { throw ImageError() }
         let i = try take(n)
+        guard n > 0 else { return 0 }
+        // As written: no byte more than the number needs.
+        guard bytes[i + n - 1] != 0 else { throw ImageError() }
+        if i + 16 <= bytes.count {
+            // One load of 16 bytes, the ones past the number masked off.
+            let v = bytes.withUnsafeBytes { UInt128(littleEndian: $0.loadUnaligned(fromByteOffset: i, as: UInt128.self)) }
+            return n == 16 ? v : v & ((1 << (8 * n)) - 1)
+        }
         var v: UInt128 = 0
         for k in 0..<n { v |= UInt128(bytes[i + k]) << (8 * k) }
-        // As written: no byte more than the number needs.
-        guard n == 0 || bytes[i + n - 1] != 0 else { throw ImageError() }
         return v
     }
     /// A whole number within ±2⁴⁰ (counters and places: anything larger is not from a writer).

@@ -221,22 +221,27 @@ extension Ledger {
         w.uuid(e.transactionId)
         w.string(e.portfolio)
         w.string(e.assetId)
-        w.string(e.type.rawValue)
+        w.u8(UInt8(TransactionType.allCases.firstIndex(of: e.type) ?? 0))
         w.date(e.date)
         w.optional(e.day) { $0.i64($1) }
         w.exact(e.gross)
         w.exact(e.taxWithheld)
-        w.exact(e.net)
+        // Net of the tax, as it is but for rounding nothing ever does: then left out.
+        w.optional((try? e.gross - e.taxWithheld) == e.net ? nil : e.net) { $0.exact($1) }
     }
 
     private static func readIncome(_ r: inout ImageReader) throws(ImageError) -> IncomeEvent {
         let id = try r.uuid()
         let portfolio = try r.string(), assetId = try r.string()
-        let type = try r.named(TransactionType.self)
+        let kinds = TransactionType.allCases
+        let kind = Int(try r.u8())
+        guard kind < kinds.count else { throw ImageError() }
         let date = try r.date()
         let day = try r.optional { r throws(ImageError) in try r.day() }
         let gross = try r.exact(), tax = try r.exact()
-        return IncomeEvent(transactionId: id, portfolio: portfolio, assetId: assetId, type: type, date: date, day: day, gross: gross,
-                           taxWithheld: tax, net: try r.exact())
+        let given = try r.optional { r throws(ImageError) in try r.exact() }
+        guard let net = given ?? (try? gross - tax) else { throw ImageError() }
+        return IncomeEvent(transactionId: id, portfolio: portfolio, assetId: assetId, type: kinds[kinds.index(kinds.startIndex, offsetBy: kind)],
+                           date: date, day: day, gross: gross, taxWithheld: tax, net: net)
     }
 }
