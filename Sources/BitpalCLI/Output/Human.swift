@@ -125,18 +125,43 @@ enum Human {
         return (ISODate.civilDay(fromDays: day), msOfDay / 60_000, msOfDay == 0)
     }
 
-    private static func dayText(_ d: (Int64, Int64, Int64)) -> String {
-        func pad(_ v: Int64, _ width: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, width - t.count)) + t
+    private static func dayText(_ d: (Int64, Int64, Int64), minutes: Int64? = nil) -> String {
+        // Years 1…9999 in four digits (a listing makes one a row: no formatting machinery).
+        guard (1...9999).contains(d.0), (1...12).contains(d.1), (1...31).contains(d.2) else {
+            func pad(_ v: Int64, _ width: Int) -> String {
+                let t = String(v)
+                return String(repeating: "0", count: max(0, width - t.count)) + t
+            }
+            return "\(pad(d.0, 4))-\(pad(d.1, 2))-\(pad(d.2, 2))" + (minutes.map { " " + two($0 / 60) + ":" + two($0 % 60) } ?? "")
         }
-        return "\(pad(d.0, 4))-\(pad(d.1, 2))-\(pad(d.2, 2))"
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        func digits(_ v: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(48 + (v / divisor) % 10))
+                divisor /= 10
+            }
+        }
+        digits(d.0, 4)
+        out.append(45)
+        digits(d.1, 2)
+        out.append(45)
+        digits(d.2, 2)
+        if let minutes {
+            out.append(32)
+            digits(minutes / 60, 2)
+            out.append(58)
+            digits(minutes % 60, 2)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `2024-01-31 14:00` in `zone`: short, sortable; the zone is named in the header or after it.
     static func time(_ date: Date, in zone: TimeZone) -> String {
         let l = local(date, in: zone)
-        return dayText(l.day) + " " + two(l.minutes / 60) + ":" + two(l.minutes % 60)
+        return dayText(l.day, minutes: l.minutes)
     }
 
     private static func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }

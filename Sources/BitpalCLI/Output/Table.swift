@@ -58,38 +58,43 @@ struct Table {
                 for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.width) }
             }
         }
-        let spaces = String(repeating: " ", count: (widths.max() ?? 0) + 2)
-        let lineCapacity = indent.utf8.count + widths.reduce(0, +) + 2 * widths.count + 1
-        func line(_ cells: [Cell], header: Bool = false) -> String {
-            var text = ""
-            text.reserveCapacity(lineCapacity)
-            text += indent
+        let indentBytes = Array(indent.utf8)
+        let lineCapacity = indentBytes.count + widths.reduce(0, +) + 2 * widths.count + 1
+        // Lines are made as bytes, a row's plain cells straight into them (a long table is most of a listing's time).
+        var out: [UInt8] = []
+        out.reserveCapacity((rows.count + footer.count + 2) * lineCapacity)
+        func spaces(_ n: Int) { if n > 0 { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: n)) } }
+        func line(_ cells: [Cell], header: Bool = false) {
+            let start = out.count
+            out += indentBytes
             for (i, column) in columns.enumerated() {
-                if i > 0 { text += "  " }
+                if i > 0 { spaces(2) }
                 let cell = i < cells.count ? cells[i] : Cell("")
-                let pad = spaces.prefix(max(0, widths[i] - cell.width))
+                let pad = max(0, widths[i] - cell.width)
                 let last = i == columns.count - 1
-                var padded: String
-                if let paint = cell.paint {
-                    padded = column.alignment == .right ? pad + paint(cell.text) : paint(cell.text) + (last ? "" : pad)
+                if header || cell.paint != nil {
+                    let padding = String(repeating: " ", count: pad)
+                    let shown = cell.paint.map { $0(cell.text) } ?? cell.text
+                    let padded = column.alignment == .right ? padding + shown : shown + (last ? "" : padding)
+                    out += (header ? style.bold(padded) : padded).utf8
                 } else if column.alignment == .right {
-                    padded = pad + cell.text
+                    spaces(pad)
+                    out += cell.text.utf8
                 } else {
-                    padded = last ? cell.text : cell.text + pad
+                    out += cell.text.utf8
+                    if !last { spaces(pad) }
                 }
-                text += header ? style.bold(padded) : padded
             }
-            let kept = indent.utf8.count
-            while text.utf8.count > kept, text.utf8.last == 32 { text.removeLast() }
-            return text + "\n"
+            while out.count > start + indentBytes.count, out.last == UInt8(ascii: " ") { out.removeLast() }
+            out.append(UInt8(ascii: "\n"))
         }
-        var out = showsHeader ? line(columns.map { Cell($0.title) }, header: true) : ""
-        for row in rows { out += line(row) }
+        if showsHeader { line(columns.map { Cell($0.title) }, header: true) }
+        for row in rows { line(row) }
         if !footer.isEmpty {
             let total = widths.reduce(0, +) + 2 * (widths.count - 1)
-            out += indent + style.dim(String(repeating: "─", count: total)) + "\n"
-            for row in footer { out += line(row) }
+            out += (indent + style.dim(String(repeating: "─", count: total)) + "\n").utf8
+            for row in footer { line(row) }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -219,6 +219,7 @@ public struct Exact36: Hashable, Sendable {
     private func formatted(scale requested: Int, trimZeros: Bool) -> String {
         let scale = min(max(requested, 0), 36)
         let (high, low) = magnitude(roundedTo: scale)
+        if high == 0, low <= UInt128(UInt64.max) { return Self.formatted(UInt64(low), scale: scale, negative: negative, trimZeros: trimZeros) }
         var digits = Exact36.decimalDigits(high: high, low: low)
         if digits.count <= scale { digits = [UInt8](repeating: 48, count: scale + 1 - digits.count) + digits }
         var integer = Array(digits[..<(digits.count - scale)])
@@ -230,6 +231,41 @@ public struct Exact36: Hashable, Sendable {
         out += integer
         if !fraction.isEmpty { out.append(46); out += fraction }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `formatted` of a magnitude that fits 64 bits (`units` of 10^−`scale`), the usual case: made in place.
+    private static func formatted(_ units: UInt64, scale: Int, negative: Bool, trimZeros: Bool) -> String {
+        // At most 20 digits, the leading zeros of a small value, a sign and a point.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            var digits = 0
+            var v = units
+            var end = 63
+            repeat {
+                buffer[end] = UInt8(48 + v % 10)
+                v /= 10
+                end -= 1
+                digits += 1
+            } while v > 0
+            while digits <= scale {
+                buffer[end] = 48
+                end -= 1
+                digits += 1
+            }
+            // buffer[end + 1 ... 63] holds the digits, the last `scale` of them the fraction.
+            let first = end + 1
+            var last = 63
+            if trimZeros { while last > 63 - scale && buffer[last] == 48 { last -= 1 } }
+            let fraction = last - (63 - scale)
+            var out = [UInt8]()
+            out.reserveCapacity(digits + 2)
+            if negative && units != 0 { out.append(45) }
+            for i in first...(63 - scale) { out.append(buffer[i]) }
+            if fraction > 0 {
+                out.append(46)
+                for i in (64 - scale)...last { out.append(buffer[i]) }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// Rounded half away from zero to `scale` decimals (0…36), as an exact value (cents: 2).
@@ -257,7 +293,10 @@ public struct Exact36: Hashable, Sendable {
         return (qh &+ carry, ql)
     }
 
-    static func pow10(_ n: Int) -> UInt128 { (0..<n).reduce(UInt128(1)) { acc, _ in acc * 10 } }
+    static func pow10(_ n: Int) -> UInt128 { n >= 0 && n < powers.count ? powers[n] : (0..<n).reduce(UInt128(1)) { acc, _ in acc * 10 } }
+
+    /// 10⁰ … 10³⁸, the powers that fit.
+    private static let powers: [UInt128] = (0...38).map { n in (0..<n).reduce(UInt128(1)) { acc, _ in acc * 10 } }
 
     /// The decimal digits of `high·2¹²⁸ + low` ("0" for zero), by repeated division by 10¹⁹.
     static func decimalDigits(high: UInt128, low: UInt128) -> [UInt8] {
