@@ -679,6 +679,7 @@ func target(_ workload: String, _ n: Int, _ command: String) -> Double? {
         case (1_000_000, "holdings (no snapshot)"): return 1000
         case (100_000, "add"): return 50
         case (1_000_000, "add"): return 300
+        case (100_000, "list (every row)"): return 300
         default: break
         }
     }
@@ -789,6 +790,7 @@ for n in workload == "prices" ? [options.priceLines] : options.sizes {
         ("summary", ["summary"] + all, false, nil, nil),
         ("closed", ["closed"] + all, false, nil, nil),
         ("list --limit 20", ["list", "--limit", "20"], false, nil, nil),
+        ("list (every row)", ["list"] + all, false, nil, nil),
         ("add", ["add", "buy", "bitcoin", "0.5", "42000"], true, nil, nil),
         ("add (back-dated)", ["add", "buy", "bitcoin", "0.5", "42000", "--date", "2020-01-01"], true, nil, nil),
         ("import", ["import", "-"], true, csvPath, nil),

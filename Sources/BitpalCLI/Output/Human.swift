@@ -183,7 +183,7 @@ enum Human {
         return text.count == 10 ? text : text + " " + zoneLabel(zone)
     }
 
-    static func shortID(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+    static func shortID(_ id: UUID) -> String { String(UUIDText.lowercased(id).prefix(8)) }
 
     /// A rate of return (a fraction) as a signed percentage with 2 decimals: `+42.11%`; `—` when unknown.
     static func rate(_ fraction: Double?) -> String {
