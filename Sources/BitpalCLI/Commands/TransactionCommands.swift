@@ -342,10 +342,24 @@ struct ListCommand: Command {
         var table = Table((showPortfolio ? [("PORTFOLIO", .left)] : []) + [
             ("ID", .left), ("DATE (\(Human.zoneLabel(zone)))", .left), ("TYPE", .left), ("ASSET", .left), ("AMOUNT", .right),
             ("PRICE", .right), ("FEE", .right), ("TOTAL", .right), ("NOTES", .left)])
-        func sym(_ id: String) -> String { TextEscaping.escaped(context.assetLabel(id).symbol.uppercased()) }
+        // Few assets and portfolios, many rows: each symbol and base currency is looked up once.
+        var symbols: [String: String] = [:]
+        func sym(_ id: String) -> String {
+            if let known = symbols[id] { return known }
+            let made = TextEscaping.escaped(context.assetLabel(id).symbol.uppercased())
+            symbols[id] = made
+            return made
+        }
+        var bases: [String: String] = [:]
+        func base(_ portfolio: String) -> String {
+            if let known = bases[portfolio] { return known }
+            let found = book.portfolio(named: portfolio)?.baseCurrency ?? "USD"
+            bases[portfolio] = found
+            return found
+        }
         for legs in selectedLines {
             let t = legs[0]
-            let currency = CurrencyCode(t.currency ?? book.portfolio(named: t.portfolio)?.baseCurrency ?? "USD")
+            let currency = CurrencyCode(t.currency ?? base(t.portfolio))
             var row: [Table.Cell] = []
             if legs.count == 2 {
                 let o = legs[1]
