@@ -167,8 +167,12 @@ final class SnapshotTests: XCTestCase {
         XCTAssertNil(snapshot(of: s, zone: "Asia/Tokyo"))
         s.variables["TZ"] = "Asia/Tokyo"
         let tokyo = outputs(s)
+        // The reports in Tokyo read the file, and leave the write's snapshot (Berlin's) as it was.
+        XCTAssertEqual(snapshot(of: s)?.canonical, true)
+        XCTAssertNotNil(latestLines(of: s, 2, in: ["main"]))
         unlink(snapshotPath(s))
         XCTAssertEqual(outputs(s), tokyo)
+        XCTAssertEqual(snapshot(of: s, zone: "Asia/Tokyo")?.canonical, false, "without one, they leave theirs")
 
         let t = sampleBook()
         t.now = t.now.addingTimeInterval(-86_400)

@@ -310,7 +310,9 @@ public struct PortfolioStore: Sendable {
         guard let locks = lockFoldersIfFree() else { return }
         defer { for lock in locks.reversed() { lock.unlock() } }
         guard let target = try? FileSystem.resolvingSymlink(path), let modified = Snapshot.modification(of: target),
-              modified.size == source.key.size, modified.time == source.key.modified else { return }
+              modified.size == source.key.size, modified.time == source.key.modified,
+              // A write's snapshot of this very file (made in another zone, say) serves `list` and `add`: kept.
+              !Snapshot.keepsWrite(in: directory, digest: source.key.digest) else { return }
         Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, listing: Listing(), store: path, digest: source.key.digest,
                        layout: source.layout, canonical: false, directory: directory, zone: timeZone, now: now)
     }

@@ -21,7 +21,7 @@ public struct Snapshot: Sendable {
     public static let fileName = ".portfolio.snapshot"
     static let magic = Array("bitpal-snapshot\n".utf8)
     /// Raised whenever the image changes: an image of another version is ignored.
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     /// Which bitpal made it: the executable's size and modification time. A snapshot another build made
     /// is not used (an upgrade may replay differently), and the next write makes one anew.
     static let maker: String = {
@@ -216,13 +216,12 @@ public struct Snapshot: Sendable {
         return (settings, file)
     }
 
-    /// The snapshot beside `store`, when it stands for that very file as it is now, read in `zone` at
-    /// `now`; `nil` otherwise (no snapshot, another file, a broken image: the caller reads the store).
-    /// With `keepingFile`, the snapshot holds the store's bytes too (`file`); with `listing`, the records' order (`listing`).
-    static func load(directory: String, store: String, zone: TimeZone, now: Date, keepingFile: Bool = false, listing: Bool = false) -> Snapshot? {
-        guard let bytes = try? FileSystem.read(path(in: directory), limit: PortfolioStore.readLimit),
-              bytes.count > magic.count + 28, bytes.starts(with: magic),
-              let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else { return nil }
+    /// What the first part of an image says, its payload's fingerprint checked: the key, when it was
+    /// made, the records' count, latest date and place in the file, whether a write made it, and a
+    /// reader standing after all that; `nil` for anything else.
+    static func header(_ bytes: [UInt8]) -> (reader: ImageReader, key: Key, madeAt: Date, count: Int, latest: Date?,
+                                             layout: PortfolioCodec.StoreLayout, canonical: Bool)? {
+        guard bytes.count > magic.count + 28, bytes.starts(with: magic) else { return nil }
         do throws(ImageError) {
             var r = ImageReader(bytes, at: magic.count)
             guard try r.u32() == version else { return nil }
@@ -241,9 +240,32 @@ public struct Snapshot: Sendable {
             let latest = try r.optional { r throws(ImageError) in try r.date() }
             let layout = PortfolioCodec.StoreLayout(head: try r.int(), tail: try r.int())
             let canonical = try r.bool()
-            // The cheap parts of the key first; the fingerprint reads the whole file.
-            guard key.size == modified.size, key.modified == modified.time, key.zone == zone.identifier, key.maker == maker,
-                  madeAt <= now, count >= 0, layout.head > 0, layout.head <= layout.tail, UInt64(layout.tail) <= key.size else { return nil }
+            guard count >= 0, layout.head > 0, layout.head <= layout.tail, UInt64(layout.tail) <= key.size else { return nil }
+            return (r, key, madeAt, count, latest, layout, canonical)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether the snapshot beside the store is one a write made, by this build, for the file whose
+    /// fingerprint is `digest` (made in another zone, say): a report made elsewhere leaves it as it is.
+    static func keepsWrite(in directory: String, digest: (UInt64, UInt64)) -> Bool {
+        guard let bytes = try? FileSystem.read(path(in: directory), limit: PortfolioStore.readLimit), let h = header(bytes) else { return false }
+        return h.canonical && h.key.maker == maker && h.key.digest == digest
+    }
+
+    /// The snapshot beside `store`, when it stands for that very file as it is now, read in `zone` at
+    /// `now`; `nil` otherwise (no snapshot, another file, a broken image: the caller reads the store).
+    /// With `keepingFile`, the snapshot holds the store's bytes too (`file`); with `listing`, the records' order (`listing`).
+    static func load(directory: String, store: String, zone: TimeZone, now: Date, keepingFile: Bool = false, listing: Bool = false) -> Snapshot? {
+        guard let bytes = try? FileSystem.read(path(in: directory), limit: PortfolioStore.readLimit), let h = header(bytes),
+              let target = try? FileSystem.resolvingSymlink(store), let modified = modification(of: target) else { return nil }
+        let (key, count, layout, canonical) = (h.key, h.count, h.layout, h.canonical)
+        // The cheap parts of the key first; the fingerprint reads the whole file.
+        guard key.size == modified.size, key.modified == modified.time, key.zone == zone.identifier, key.maker == maker,
+              h.madeAt <= now, !listing || canonical else { return nil }
+        do throws(ImageError) {
+            var r = h.reader
             r.table = try r.array(each: 4) { r throws(ImageError) in try r.rawString() }
             let currencies = Set(try r.array(each: 4) { r throws(ImageError) in try r.string() })
             let ledger = try Ledger.read(from: &r)
@@ -254,7 +276,7 @@ public struct Snapshot: Sendable {
                   ledger.options.trackingCash == book.ledgerOptions.trackingCash, ledger.options.methods == book.ledgerOptions.methods
             else { return nil }
             book.omitted = OmittedTransactions(count: count, currencies: currencies)
-            return Snapshot(book: book, ledger: ledger, facts: Facts(count: count, currencies: currencies, latest: latest), key: key, layout: layout,
+            return Snapshot(book: book, ledger: ledger, facts: Facts(count: count, currencies: currencies, latest: h.latest), key: key, layout: layout,
                             canonical: canonical, file: read.file, listing: order)
         } catch {
             return nil
@@ -406,7 +428,9 @@ extension Snapshot {
         }
         var lines: [[Transaction]] = []
         var position = listing.order.count - 1
-        while lines.count < limit && position >= 0 {
+        // No further than the lines there are (a portfolio's few lines among the oldest of many).
+        let wanted = min(limit, listing.count(in: portfolios))
+        while lines.count < wanted && position >= 0 {
             defer { position -= 1 }
             let other = Int(listing.partner[position])
             if other > position { continue }  // shown with its later leg
