@@ -50,10 +50,6 @@ struct ImageWriter {
             bytes.append(contentsOf: text)
         }
     }
-    mutating func raw(_ b: [UInt8]) {
-        u64(UInt64(b.count))
-        bytes.append(contentsOf: b)
-    }
     /// A string by its place in the table (added the first time).
     mutating func string(_ s: String) {
         if let id = ids[s] { return u32(id) }
@@ -167,12 +163,6 @@ struct ImageReader {
         let i = try take(n)
         guard let s = String(validating: bytes[i..<i + n], as: UTF8.self) else { throw ImageError() }
         return s
-    }
-    mutating func raw() throws(ImageError) -> [UInt8] {
-        let n = try u64()
-        guard n <= UInt64(bytes.count - at) else { throw ImageError() }
-        let i = try take(Int(n))
-        return Array(bytes[i..<i + Int(n)])
     }
     mutating func string() throws(ImageError) -> String {
         let id = Int(try u32())

@@ -8,15 +8,17 @@ import Glibc
 ///
 /// It is a cache and nothing else: every write of the store (under its lock, after its check) writes
 /// it anew, keyed to the exact file it was made from — its size, its modification time and a
-/// fingerprint of its bytes (`ContentHash`) — and to the zone its days were placed in. A reader uses
-/// it only when all of these match, the file broke no rule when it was made, and the clock has not
-/// gone back since; otherwise (a hand edit, a `git checkout`, a copy, a truncated or garbled snapshot,
-/// an older bitpal's) it reads `portfolio.json` as it always has. `check` never looks at it.
+/// fingerprint of its bytes (`ContentHash`) — to the zone its days were placed in and to the build
+/// that made it. A reader uses it only when all of these match, the file broke no rule when it was
+/// made, and the clock has not gone back since; otherwise (a hand edit, a `git checkout`, a copy, an
+/// upgrade, a truncated or garbled snapshot) it reads `portfolio.json` as it always has, and a report
+/// that did so leaves a snapshot for the reports (`PortfolioStore.refreshSnapshot`). `check` never
+/// looks at it.
 ///
 /// The image: a magic line, a version, the payload's length and fingerprint, then the payload — the
-/// key, where the store's records begin and end (the file without them is the book's settings, read
-/// by the store's own codec), facts of the transactions the reports ask for, and the ledger
-/// (`Ledger.write`). It holds no record, so it stays smaller than the file it stands for.
+/// key, facts of the records, where they are in the file (the file without them is the book's
+/// settings, read by the store's own codec), the ledger (`Ledger.write`) and the records' replay
+/// order (`Listing`). It holds no record; one that would not be smaller than the file is not kept.
 public struct Snapshot: Sendable {
     public static let fileName = ".portfolio.snapshot"
     static let magic = Array("bitpal-snapshot\n".utf8)
