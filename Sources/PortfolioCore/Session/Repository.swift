@@ -28,8 +28,11 @@ public final class Repository {
     }
 
     /// Reads the whole store and remembers what names need of it.
-    public func loadBook() throws -> Book {
-        var book = try store.load()
+    public func loadBook() throws -> Book { prepared(try store.load()) }
+
+    /// `book` as reads hand it on: its names remembered, the price cache's rates beside its own.
+    private func prepared(_ book: Book) -> Book {
+        var book = book
         resolver.remember(book)
         book.moreRates = prices.cachedRates
         return book
@@ -43,15 +46,9 @@ public final class Repository {
     /// (`Session.reports`) for the next one.
     public func loadForReports() throws -> (book: Book, ledger: Ledger?, source: SnapshotSource?) {
         let store = self.store
-        if var snapshot = store.loadSnapshot(now: now) {
-            resolver.remember(snapshot.book)
-            snapshot.book.moreRates = prices.cachedRates
-            return (snapshot.book, snapshot.ledger, nil)
-        }
-        var (book, source) = try store.loadKeyed()
-        resolver.remember(book)
-        book.moreRates = prices.cachedRates
-        return (book, nil, source)
+        if let snapshot = store.loadSnapshot(now: now) { return (prepared(snapshot.book), snapshot.ledger, nil) }
+        let (book, source) = try store.loadKeyed()
+        return (prepared(book), nil, source)
     }
 
     /// The snapshot with the records' order and the file's bytes, for `list --limit` (`Snapshot.latestLines`),
@@ -60,19 +57,13 @@ public final class Repository {
         let store = self.store
         guard var snapshot = Snapshot.load(directory: directory, store: store.path, zone: timeZone, now: now, keepingFile: true, listing: true)
         else { return nil }
-        resolver.remember(snapshot.book)
-        snapshot.book.moreRates = prices.cachedRates
+        snapshot.book = prepared(snapshot.book)
         return snapshot
     }
 
     /// The portfolios and registered assets only, for commands that resolve arguments and then
     /// write through the store (which reads the whole book under its lock).
-    public func loadSettings() throws -> Book {
-        var book = try store.loadSettings()
-        resolver.remember(book)
-        book.moreRates = prices.cachedRates
-        return book
-    }
+    public func loadSettings() throws -> Book { prepared(try store.loadSettings()) }
 
     /// Makes `change` to the book through the store (which checks the whole history under its lock):
     /// the records added, changed or removed, grouped by link. Rates come from the book's table and

@@ -278,8 +278,8 @@ public struct PortfolioStore: Sendable {
     /// rule; else no snapshot (the old one no longer matches anyway).
     private func writeSnapshot(of book: Book, ledger: Ledger?, digest: (UInt64, UInt64), layout: PortfolioCodec.StoreLayout, now: Date) {
         guard let ledger else { return Snapshot.remove(in: directory) }
-        Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, listing: Listing(book.transactions), store: path, digest: digest, layout: layout, directory: directory,
-                       zone: timeZone, now: now)
+        Snapshot.write(Snapshot.Facts(book.transactions), ledger: ledger, listing: Listing(book.transactions), store: path, digest: digest,
+                       layout: layout, directory: directory, zone: timeZone, now: now)
     }
 
     /// The snapshot beside the store, when it stands for the file as it is now (`Snapshot.load`).
