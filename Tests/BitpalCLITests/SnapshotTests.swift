@@ -221,6 +221,58 @@ final class SnapshotTests: XCTestCase {
         XCTAssertEqual(s.ok(["holdings", "--json"]).out, shown)
     }
 
+    /// `list --limit N` from the snapshot is `list --limit N` from the file, on random books: records
+    /// out of date order in the file, many on one day, deposits on a buy's day, swaps, moves, cash
+    /// transfers and exchanges, three portfolios (one inactive), every limit and selection.
+    func testTheNewestLinesAreTheSameEitherWay() throws {
+        var g = SplitMix64(seed: 20261126)
+        for round in 0..<4 {
+            let s = Sandbox(now: "2024-06-01T12:00:00Z")
+            s.variables["TZ"] = ["UTC", "Asia/Tokyo", "America/Los_Angeles", "Europe/Berlin"][round]
+            s.ok(["portfolio", "add", "cash", "--cash"])
+            s.ok(["portfolio", "add", "spare", "--cash"])
+            s.ok(["portfolio", "add", "old"])
+            // Mostly later and later (so that sales find what they sell), now and then an earlier day, often the same one.
+            var last = 0
+            func day() -> String {
+                last += g.below(3)
+                let d = g.below(5) == 0 ? max(0, last - g.below(20)) : last
+                let date = ISODate.format(Date(timeIntervalSince1970: 1_672_531_200 + Double(d) * 86_400)).prefix(10)
+                return String(date) + (g.below(3) == 0 ? "T1\(g.below(9)):00:00Z" : "")
+            }
+            for _ in 0..<80 {
+                let coin = ["bitcoin", "ethereum", "solana"][g.below(3)]
+                switch g.below(8) {
+                case 0, 1: s.run(["add", "buy", coin, "\(1 + g.below(9))", "\(10 + g.below(90))", "--date", day()])
+                case 2: s.run(["add", "sell", coin, "0.\(1 + g.below(9))", "\(10 + g.below(90))", "--date", day()])
+                case 3: s.run(["add", "swap", coin, "0.\(1 + g.below(5))", "ethereum", "1", "--value", "50", "--date", day()])
+                case 4: s.run(["move", coin, "0.\(1 + g.below(5))", "--to", "old", "--date", day()])
+                case 5: s.run(["cash", "deposit", "\(100 + g.below(900))", "--portfolio", "cash", "--date", day()])
+                case 6: s.run(["cash", "transfer", "\(1 + g.below(50))", "--to", "spare", "--portfolio", "cash", "--date", day()])
+                default: s.run(["add", "buy", coin, "1", "\(1 + g.below(20))", "--portfolio", "cash", "--date", day()])
+                }
+            }
+            s.ok(["portfolio", "edit", "old", "--inactive"])
+            XCTAssertNotNil(latestLinesAnyZone(of: s), "round \(round): a write left a listing")
+            let every = s.ok(["list", "--all"]).out
+            for kind in [" swap ", " move ", " transfer ", " deposit ", " sell "] { XCTAssertTrue(every.contains(kind), "round \(round): no\(kind)line") }
+            XCTAssertGreaterThan(every.split(separator: "\n").count, 30, "round \(round)")
+            let asks: [[String]] = [1, 2, 5, 13, 40, 200].flatMap { n in
+                [["list", "--limit", "\(n)"], ["list", "--limit", "\(n)", "--all"], ["list", "--limit", "\(n)", "-p", "cash"],
+                 ["list", "--limit", "\(n)", "-p", "spare"], ["list", "--limit", "\(n)", "-p", "old", "--json"]]
+            }
+            let fast = asks.map { s.run($0) }
+            unlink(snapshotPath(s))
+            for (args, shown) in zip(asks, fast) { XCTAssertEqual(shown, s.run(args), "round \(round): \(args)") }
+        }
+    }
+
+    func latestLinesAnyZone(of s: Sandbox) -> [[Transaction]]? {
+        let zone = TimeZone(identifier: s.variables["TZ"] ?? "UTC") ?? .current
+        return Snapshot.load(directory: s.dir, store: s.storePath, zone: zone, now: s.now, keepingFile: true, listing: true)?
+            .latestLines(3, in: ["main"], zone: zone)?.lines
+    }
+
     /// `check` never reads it: a garbled snapshot beside a good file is no problem of the book.
     func testCheckIgnoresTheSnapshot() throws {
         let s = sampleBook()
