@@ -50,4 +50,27 @@ import Testing
         }
         #expect(checked == 100_000)
     }
+
+    /// The `Decimal` view of a value of few digits is made without text: the same value, shown the same.
+    @Test func theDecimalViewByTheShortWayIsTheTextsValue() throws {
+        var g = SplitMix64(seed: 11_26)
+        var short = 0
+        for _ in 0..<20_000 {
+            // Cents, satoshis and wei-sized values, and some of every size.
+            let digits = UInt128(g.next() >> (g.below(64)))
+            let scale = [0, 2, 8, 18, 30, 36][g.below(6)]
+            var pow: UInt128 = 1
+            for _ in 0..<(36 - scale) { pow *= 10 }
+            let (magnitude, overflow) = digits.multipliedReportingOverflow(by: pow)
+            let value = overflow ? Exact36(negative: g.below(2) == 0, high: UInt128(g.next()), low: UInt128(g.next()))
+                : Exact36(negative: g.below(2) == 0, high: 0, low: magnitude)
+            let expected = try #require(Decimal(string: value.text))
+            if value.high == 0 { short += 1 }
+            if value.text.filter(\.isNumber).drop(while: { $0 == "0" }).count <= 38 {
+                #expect(value.decimal == expected, "\(value.text)")
+                #expect("\(value.decimal)" == "\(expected)", "\(value.text)")
+            }
+        }
+        #expect(short > 10_000)
+    }
 }

@@ -326,6 +326,22 @@ public struct Exact36: Hashable, Sendable {
     /// (never rounded up), so rounding it to fewer decimals for display matches rounding the exact value.
     public var decimal: Decimal {
         if isZero { return 0 }
+        if high == 0 {
+            // The usual case: few significant digits, made without text (a report makes many).
+            var m = low
+            var exponent = -36
+            while exponent <= -18 && m % 1_000_000_000_000_000_000 == 0 {
+                m /= 1_000_000_000_000_000_000
+                exponent += 18
+            }
+            while exponent < 0 && m % 10 == 0 {
+                m /= 10
+                exponent += 1
+            }
+            if m <= UInt128(UInt64.max) {
+                return Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: Decimal(UInt64(m)))
+            }
+        }
         var digits = text
         var significant = 0
         var cut = digits.endIndex
