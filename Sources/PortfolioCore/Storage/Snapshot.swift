@@ -266,23 +266,26 @@ public struct Snapshot: Sendable {
         // The cheap parts of the key first; the fingerprint reads the whole file.
         guard key.size == modified.size, key.modified == modified.time, key.zone == zone.identifier, key.maker == maker,
               h.madeAt <= now, !listing || canonical else { return nil }
-        do throws(ImageError) {
-            var r = h.reader
-            r.table = try r.array(each: 4) { r throws(ImageError) in try r.rawString() }
-            let currencies = Set(try r.array(each: 4) { r throws(ImageError) in try r.string() })
-            let ledger = try Ledger.read(from: &r)
-            let order = listing && canonical ? try Listing.read(from: &r, records: count) : nil
-            guard order == nil || r.atEnd, let read = settings(of: target, key: key, layout: layout, keeping: keepingFile),
-                  var book = try? PortfolioCodec.decode(read.settings, path: store), book.transactions.isEmpty,
-                  // Kept as this book keeps them (which portfolios track cash, each one's method).
-                  ledger.options.trackingCash == book.ledgerOptions.trackingCash, ledger.options.methods == book.ledgerOptions.methods
-            else { return nil }
-            book.omitted = OmittedTransactions(count: count, currencies: currencies)
-            return Snapshot(book: book, ledger: ledger, facts: Facts(count: count, currencies: currencies, latest: h.latest), key: key, layout: layout,
-                            canonical: canonical, file: read.file, listing: order)
-        } catch {
-            return nil
-        }
+        // The image is read here while the store is fingerprinted on a second thread (the longer part).
+        let (image, read) = Parallel.run({ () -> (currencies: Set<String>, ledger: Ledger, listing: Listing?)? in
+            do throws(ImageError) {
+                var r = h.reader
+                r.table = try r.array(each: 4) { r throws(ImageError) in try r.rawString() }
+                let currencies = Set(try r.array(each: 4) { r throws(ImageError) in try r.string() })
+                let ledger = try Ledger.read(from: &r)
+                let order = listing && canonical ? try Listing.read(from: &r, records: count) : nil
+                return order == nil || r.atEnd ? (currencies, ledger, order) : nil
+            } catch {
+                return nil
+            }
+        }, alongside: { settings(of: target, key: key, layout: layout, keeping: keepingFile) })
+        guard let image, let read, var book = try? PortfolioCodec.decode(read.settings, path: store), book.transactions.isEmpty,
+              // Kept as this book keeps them (which portfolios track cash, each one's method).
+              image.ledger.options.trackingCash == book.ledgerOptions.trackingCash, image.ledger.options.methods == book.ledgerOptions.methods
+        else { return nil }
+        book.omitted = OmittedTransactions(count: count, currencies: image.currencies)
+        return Snapshot(book: book, ledger: image.ledger, facts: Facts(count: count, currencies: image.currencies, latest: h.latest), key: key,
+                        layout: layout, canonical: canonical, file: read.file, listing: image.listing)
     }
 }
 
